@@ -1,0 +1,42 @@
+"""Agent protocols: one small protocol per interaction mode."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+
+@dataclass(frozen=True)
+class AgentReply:
+    """What an agent answered: the raw text the suite will parse, plus optional usage and metadata."""
+
+    text: str
+    usage: dict[str, int] = field(default_factory=dict)
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class DecisionAgent(Protocol):
+    """Answers a one-shot decision question with raw text (the suite parses and scores it).
+
+    Agents may raise `heedful.errors.AgentInterfaceError` or `AgentTimeoutError`; the runner records those
+    with their own status. Any other exception is recorded as `crashed`.
+    """
+
+    name: str
+
+    def decide(self, observation: Any) -> AgentReply: ...
+
+
+@runtime_checkable
+class Fittable(Protocol):
+    """An agent that learns from training episodes before evaluation (for example the majority baseline)."""
+
+    def fit(self, train_episodes: Sequence[Any]) -> None: ...
+
+
+def describe_agent(agent: object) -> dict[str, Any]:
+    """Metadata an agent wants stored in the run manifest."""
+    describe = getattr(agent, "describe", None)
+    return dict(describe()) if callable(describe) else {"name": getattr(agent, "name", type(agent).__name__)}

@@ -1,0 +1,63 @@
+"""The agent registry. Third parties add agents through the `heedful.agents` entry-point group.
+
+Names are looked up first as `SUITE/NAME` (an agent for one suite, e.g. `decisions/oracle`), then as
+plain `NAME` (an agent that serves several suites). An agent class is built with keyword arguments from
+`--agent-arg KEY=VALUE` (or a Python dict).
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from heedful.errors import ConfigError, UnknownNameError
+from heedful.registry import Registry, suggest
+
+AGENTS: Registry[Any] = Registry(
+    kind="agent",
+    group="heedful.agents",
+    builtins={
+        "decisions/oracle": "heedful.agents.decisions:OracleAgent",
+        "decisions/random-valid": "heedful.agents.decisions:RandomValidAgent",
+        "decisions/majority": "heedful.agents.decisions:MajorityAgent",
+    },
+)
+
+
+def agent_names(suite: str | None = None) -> list[str]:
+    """Agent names usable with `suite` (suite-specific ones without their prefix)."""
+    names = []
+    for full in AGENTS.names():
+        prefix, _, short = full.rpartition("/")
+        if not prefix:
+            names.append(full)
+        elif suite is None or prefix == suite:
+            names.append(short if suite else full)
+    return sorted(set(names))
+
+
+def agent_class(name: str, suite: str | None = None) -> Any:
+    """The class registered for `name` (trying `suite/name` first)."""
+    known = set(AGENTS.names())
+    for candidate in ([f"{suite}/{name}"] if suite else []) + [name]:
+        if candidate in known:
+            return AGENTS.get(candidate)
+    choices = agent_names(suite)
+    where = f" for suite {suite!r}" if suite else ""
+    raise UnknownNameError(f"unknown agent {name!r}{where}{suggest(name, choices)}; choose one of: {', '.join(choices)}")
+
+
+def make_agent(name: str, args: dict[str, Any] | None = None, suite: str | None = None) -> Any:
+    """Build the agent registered as `name` with keyword `args`; unknown keywords raise ConfigError."""
+    cls = agent_class(name, suite)
+    args = dict(args or {})
+    params = inspect.signature(cls).parameters
+    accepts_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    if not accepts_any:
+        for key in args:
+            if key not in params:
+                raise ConfigError(
+                    f"agent {name!r} has no argument {key!r}{suggest(key, params)}; "
+                    f"it accepts: {', '.join(params) or 'no arguments'}"
+                )
+    return cls(**args)

@@ -1,0 +1,39 @@
+"""A small hierarchy of typed errors. Each message says what was wrong and how to fix it."""
+
+from __future__ import annotations
+
+
+class HeedfulError(Exception):
+    """Base class of every error heedful raises on purpose."""
+
+
+class ConfigError(HeedfulError):
+    """A configuration value, option or argument is invalid."""
+
+
+class UnknownNameError(ConfigError):
+    """A registry lookup missed; the message carries a did-you-mean suggestion where one exists."""
+
+
+class DatasetError(HeedfulError):
+    """A dataset file is missing, malformed or inconsistent."""
+
+
+class GenerationError(HeedfulError):
+    """A generator ran out of tries before it found a valid sample."""
+
+
+class RunError(HeedfulError):
+    """A run directory is missing, inconsistent with the request, or cannot be resumed."""
+
+
+class AgentInterfaceError(HeedfulError):
+    """The agent's transport failed (server down, protocol error): recorded as `interface_error`, never scored."""
+
+
+class AgentTimeoutError(HeedfulError):
+    """The agent did not answer in time: recorded as `timeout`, never scored."""
+
+
+class MissingDependencyError(HeedfulError):
+    """An optional dependency is not installed; the message names the extra to install."""

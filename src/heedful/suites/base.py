@@ -1,0 +1,118 @@
+"""The suite protocol: generate frozen episodes, roll one out with an agent, score and report.
+
+The runner only needs what is here, so any suite (built-in or third-party) runs on every backend.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from heedful.records import Record, Status
+
+
+class Episode(Protocol):
+    """One serializable test case. Concrete suites use pydantic models."""
+
+    @property
+    def episode_id(self) -> str: ...
+
+    def model_dump_json(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class RolloutContext:
+    """Per-episode facts the runner hands to a rollout.
+
+    `seed` is derived from the run seed and the episode id, so the rollout is the same on every backend.
+    `options` are the suite's run options (for decisions: `mask`).
+    """
+
+    seed: int
+    index: int
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class MetricRow:
+    """One number of a report, with its uncertainty.
+
+    `ci_low` / `ci_high` come from the bootstrap named in `ci_method`; `wilson_low` / `wilson_high`
+    treat the `n` units as independent and stay informative where percentile intervals collapse.
+    `k` is the raw count of successes where the metric is a proportion.
+    """
+
+    metric: str
+    group: str
+    value: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n: int
+    k: int | None = None
+    wilson_low: float | None = None
+    wilson_high: float | None = None
+    unit: str = "instance"
+    ci_method: str = "family bootstrap"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "metric": self.metric,
+            "group": self.group,
+            "value": self.value,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+            "n": self.n,
+            "k": self.k,
+            "wilson_low": self.wilson_low,
+            "wilson_high": self.wilson_high,
+            "unit": self.unit,
+            "ci_method": self.ci_method,
+        }
+
+
+class Suite(Protocol):
+    """A benchmark protocol."""
+
+    name: str
+    """Registry name, e.g. "decisions"."""
+
+    version: str
+    """Versioned dataset id, e.g. "decisions-v1"."""
+
+    def generate(self, seed: int, config: dict[str, Any] | None = None) -> Sequence[Any]:
+        """Return the frozen, seeded list of episodes."""
+        ...
+
+    def load_dataset(self, path: Path) -> Sequence[Any]:
+        """Load and validate episodes from a dataset directory; raise DatasetError naming the bad line."""
+        ...
+
+    def save_dataset(self, episodes: Sequence[Any], out: Path, meta: dict[str, Any]) -> dict[str, Any]:
+        """Write the dataset files, return the dataset summary (counts and content hash)."""
+        ...
+
+    def parse_episode(self, text: str) -> Any:
+        """Rebuild an episode from its `model_dump_json()` text (used across process boundaries)."""
+        ...
+
+    def dataset_hash(self, episodes: Sequence[Any]) -> str:
+        """Content hash of the episodes, stored in run manifests."""
+        ...
+
+    def training_episodes(self, episodes: Sequence[Any]) -> Sequence[Any]:
+        """The episodes agents may fit on (the train split)."""
+        ...
+
+    def rollout(self, episode: Any, agent: Any, context: RolloutContext) -> Record:
+        """Run one episode with `agent`. Agent transport errors become records with their own status."""
+        ...
+
+    def failure_record(self, episode: Any, context: RolloutContext, status: Status, error: str) -> Record:
+        """A record for an episode that did not produce a scoreable answer (interface error, timeout, crash)."""
+        ...
+
+    def report(self, records: Sequence[Record], options: dict[str, Any]) -> list[MetricRow]:
+        """Compute the suite's metrics with uncertainty from records alone."""
+        ...

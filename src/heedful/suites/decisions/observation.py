@@ -1,0 +1,88 @@
+"""What a decision agent sees: the state as text and JSON, the candidates with ids, the instruction and
+the answer format. Symbolic baselines may also read `privileged_task`; language agents must not."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from heedful.suites.decisions.model import Candidate, DecisionEpisode, Task
+
+FRAME = (
+    "A robot arm looks down at a table. Positions are in meters: x grows to the robot's right, "
+    "y grows away from the robot."
+)
+
+ANSWER_FORMATS = {
+    "single": 'Answer with only a JSON object: {"decision": "<id>"}, where <id> is exactly one candidate id.',
+    "set": (
+        'Answer with only a JSON object: {"decision": ["<id>", ...]}, listing every chosen candidate id once, '
+        "in any order."
+    ),
+    "sequence": (
+        'Answer with only a JSON object: {"decision": ["<id>", ...]}, listing the chosen candidate ids '
+        "in the order they must be carried out."
+    ),
+}
+
+
+@dataclass(frozen=True)
+class DecisionObservation:
+    """One decision question. `prompt` is the complete text a language agent can send as is."""
+
+    episode_id: str
+    decision_type: str
+    instruction: str
+    masked: bool
+    state_text: str
+    state: dict[str, Any]
+    candidates: tuple[dict[str, str], ...]
+    answer_format: str
+    prompt: str
+    seed: int
+    privileged_task: Task | None = None
+    privileged_candidates: tuple[Candidate, ...] | None = None
+
+    @property
+    def candidate_ids(self) -> tuple[str, ...]:
+        return tuple(c["id"] for c in self.candidates)
+
+
+def _at(x: float, y: float) -> str:
+    return f"(x={x:+.2f}, y={y:.2f})"
+
+
+def state_text(episode: DecisionEpisode) -> str:
+    """The state and candidate list as plain text."""
+    lines = [FRAME]
+    if episode.anchor_kind == "object":
+        lines.append("Candidate objects on the table:")
+        lines += [f"- {c.id}: {c.text} at {_at(c.x, c.y)}" for c in episode.candidates]
+        return "\n".join(lines)
+    lines.append("Objects on the table:")
+    lines += [f"- {o.describe()} at {_at(o.x, o.y)}" for o in episode.state.objects]
+    lines.append("Candidate actions (each is executable in this state):")
+    lines += [f"- {c.id}: {c.text}" for c in episode.candidates]
+    return "\n".join(lines)
+
+
+def build_observation(episode: DecisionEpisode, *, seed: int, mask: bool) -> DecisionObservation:
+    """Assemble the observation; with `mask` the task-critical words of the instruction are removed."""
+    instruction = episode.masked_instruction if mask else episode.instruction
+    text = state_text(episode)
+    answer_format = ANSWER_FORMATS[episode.decision_type]
+    prompt = f"{text}\n\nInstruction: {instruction}\n\n{answer_format}"
+    return DecisionObservation(
+        episode_id=episode.episode_id,
+        decision_type=episode.decision_type,
+        instruction=instruction,
+        masked=mask,
+        state_text=text,
+        state=episode.state.model_dump(mode="json"),
+        candidates=tuple({"id": c.id, "text": c.text} for c in episode.candidates),
+        answer_format=answer_format,
+        prompt=prompt,
+        seed=seed,
+        privileged_task=episode.task,
+        privileged_candidates=episode.candidates,
+    )

@@ -1,0 +1,93 @@
+"""The decisions suite (One Word, Different Action protocol): generate, roll out, score, report."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from heedful.errors import ConfigError
+from heedful.records import Record, Status
+from heedful.suites.base import MetricRow, RolloutContext
+from heedful.suites.decisions import dataset
+from heedful.suites.decisions.answers import parse_answer
+from heedful.suites.decisions.generate import generate, parse_config
+from heedful.suites.decisions.model import DecisionEpisode
+from heedful.suites.decisions.observation import build_observation
+
+RUN_OPTIONS = {"mask": "feed the agent the masked instructions (task-critical words removed)"}
+
+
+class DecisionsSuite:
+    """Fixed decision states with paired task-preserving and task-changing instructions."""
+
+    name = "decisions"
+    version = "decisions-v1"
+
+    def generate(
+        self, seed: int, config: dict[str, Any] | None = None, progress: Callable[[int], Any] | None = None
+    ) -> list[DecisionEpisode]:
+        return generate(seed, parse_config(config), progress)
+
+    def load_dataset(self, path: Path) -> list[DecisionEpisode]:
+        return dataset.load_episodes(path)
+
+    def save_dataset(self, episodes: Sequence[DecisionEpisode], out: Path, meta: dict[str, Any]) -> dict[str, Any]:
+        return dataset.save(episodes, out, {"suite": self.name, "version": self.version, **meta})
+
+    def parse_episode(self, text: str) -> DecisionEpisode:
+        return DecisionEpisode.model_validate_json(text)
+
+    def dataset_hash(self, episodes: Sequence[DecisionEpisode]) -> str:
+        return dataset.content_hash(episodes)
+
+    def training_episodes(self, episodes: Sequence[DecisionEpisode]) -> list[DecisionEpisode]:
+        return [ep for ep in episodes if ep.split == "train"]
+
+    def check_options(self, options: dict[str, Any]) -> None:
+        unknown = set(options) - set(RUN_OPTIONS)
+        if unknown:
+            raise ConfigError(f"decisions has no run option {sorted(unknown)[0]!r}; options: {', '.join(RUN_OPTIONS)}")
+
+    def _record(self, episode: DecisionEpisode, context: RolloutContext, **fields: Any) -> Record:
+        return Record(
+            episode_id=episode.episode_id,
+            index=context.index,
+            keys=episode.keys(),
+            gold=episode.gold,
+            **fields,
+        )
+
+    def rollout(self, episode: DecisionEpisode, agent: Any, context: RolloutContext) -> Record:
+        """Ask the agent once, parse strictly, score by exact match.
+
+        Transport errors (AgentInterfaceError, AgentTimeoutError) propagate to the runner, which records
+        them with their own status.
+        """
+        observation = build_observation(episode, seed=context.seed, mask=bool(context.options.get("mask")))
+        reply = agent.decide(observation)
+        parsed = parse_answer(reply.text, episode.decision_type, observation.candidate_ids)
+        return self._record(
+            episode,
+            context,
+            status=Status.OK if parsed.ok else Status.PARSE_ERROR,
+            error=parsed.reason,
+            raw_output=reply.text,
+            prediction=parsed.decision,
+            correct=parsed.ok and parsed.decision == episode.gold,
+            usage=dict(reply.usage),
+            agent_info=dict(reply.info),
+        )
+
+    def failure_record(self, episode: DecisionEpisode, context: RolloutContext, status: Status, error: str) -> Record:
+        return self._record(episode, context, status=status, error=error)
+
+    def report(self, records: Sequence[Record], options: dict[str, Any]) -> list[MetricRow]:
+        from heedful.metrics.decisions import decision_metrics
+
+        return decision_metrics(
+            records,
+            resamples=int(options.get("resamples", 10_000)),
+            seed=int(options.get("seed", 0)),
+            cluster=str(options.get("cluster", "family")),
+        )
