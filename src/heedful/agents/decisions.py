@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -53,8 +53,8 @@ def well_formed_count(decision_type: str, n: int) -> int:
     if decision_type == "single":
         return n
     if decision_type == "set":
-        return 2**n - 1
-    return sum(math.perm(n, k) for k in range(1, n + 1))
+        return int(2**n) - 1
+    return int(sum(math.perm(n, k) for k in range(1, n + 1)))
 
 
 def random_valid_expectation(decision_types_and_sizes: Sequence[tuple[str, int]]) -> float:
@@ -88,6 +88,10 @@ class RandomValidAgent:
 Pattern = tuple[int, ...]
 
 
+def _frequency_order(counts: Counter[Pattern]) -> Callable[[Pattern], tuple[int, Pattern]]:
+    return lambda pattern: (-counts[pattern], pattern)
+
+
 class MajorityAgent:
     """Answers, per decision type, the most frequent gold pattern (candidate positions) of the train split."""
 
@@ -103,7 +107,7 @@ class MajorityAgent:
             gold = [ep.gold] if isinstance(ep.gold, str) else ep.gold
             counts.setdefault(ep.decision_type, Counter())[tuple(position[g] for g in gold)] += 1
         # most frequent first; ties broken by the pattern itself so the choice is deterministic
-        self.patterns = {t: sorted(c, key=lambda p, c=c: (-c[p], p)) for t, c in counts.items()}
+        self.patterns = {t: sorted(c, key=_frequency_order(c)) for t, c in counts.items()}
 
     def decide(self, observation: DecisionObservation) -> AgentReply:
         ids = list(observation.candidate_ids)

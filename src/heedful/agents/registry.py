@@ -44,7 +44,9 @@ def agent_class(name: str, suite: str | None = None) -> Any:
             return AGENTS.get(candidate)
     choices = agent_names(suite)
     where = f" for suite {suite!r}" if suite else ""
-    raise UnknownNameError(f"unknown agent {name!r}{where}{suggest(name, choices)}; choose one of: {', '.join(choices)}")
+    raise UnknownNameError(
+        f"unknown agent {name!r}{where}{suggest(name, choices)}; choose one of: {', '.join(choices)}"
+    )
 
 
 def make_agent(name: str, args: dict[str, Any] | None = None, suite: str | None = None) -> Any:

@@ -76,7 +76,9 @@ def _well_separated(pts: list[tuple[float, float]]) -> bool:
     """The newest point is apart from every earlier one, along each axis and in distance."""
     xa, ya = pts[-1]
     return all(
-        abs(xa - xb) >= AXIS_SEPARATION and abs(ya - yb) >= AXIS_SEPARATION and np.hypot(xa - xb, ya - yb) >= MIN_SEPARATION
+        abs(xa - xb) >= AXIS_SEPARATION
+        and abs(ya - yb) >= AXIS_SEPARATION
+        and np.hypot(xa - xb, ya - yb) >= MIN_SEPARATION
         for xb, yb in pts[:-1]
     )
 
@@ -152,13 +154,18 @@ def _stack_on(obj: TableObject, state: TabletopState, rng: np.random.Generator) 
     if obj.shape not in ("cube", "block"):
         return None
     bases = [
-        o for o in state.objects
+        o
+        for o in state.objects
         if o.name != obj.name and o.shape in FLAT_TOPPED and not (obj.size == "large" and o.size == "small")
     ]
     if not bases:
         return None
     base = bases[int(rng.integers(len(bases)))]
-    return {"verb": "stack_on", "text": f"stack {_ref(obj, state)} on {_ref(base, state)}", "target": base.name}
+    return {
+        "verb": "stack_on",
+        "text": f"stack {_ref(obj, state)} on {_ref(base, state)}",
+        "target": base.name,
+    }
 
 
 def _push(obj: TableObject, state: TabletopState, rng: np.random.Generator) -> dict[str, object] | None:
@@ -170,7 +177,12 @@ def _push(obj: TableObject, state: TabletopState, rng: np.random.Generator) -> d
     if not options:
         return None
     direction = _choose(rng, options)
-    phrase = {"left": "to the left", "right": "to the right", "forward": "away from you", "backward": "toward you"}
+    phrase = {
+        "left": "to the left",
+        "right": "to the right",
+        "forward": "away from you",
+        "backward": "toward you",
+    }
     text = f"push {_ref(obj, state)} {phrase[direction]} by 10 cm"
     return {"verb": "push", "text": text, "direction": direction}
 
@@ -236,12 +248,20 @@ def _sample_actions(state: TabletopState, rng: np.random.Generator) -> list[Cand
                 x=obj.x,
                 y=obj.y,
                 object=obj.name,
-                target=made.get("target"),  # type: ignore[arg-type]
-                direction=made.get("direction"),  # type: ignore[arg-type]
-                angle_deg=made.get("angle_deg"),  # type: ignore[arg-type]
+                target=_opt_str(made.get("target")),
+                direction=_opt_str(made.get("direction")),
+                angle_deg=_opt_int(made.get("angle_deg")),
             )
         )
     return sorted(candidates, key=_by_id)
+
+
+def _opt_str(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def _opt_int(value: object) -> int | None:
+    return None if value is None else int(str(value))
 
 
 def noun(shape: str, plural: bool = False) -> str:

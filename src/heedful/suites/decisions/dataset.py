@@ -134,7 +134,6 @@ def _check_collection(episodes: list[DecisionEpisode], file: Path) -> None:
         family_roles.add(ep.role)
 
 
-
 def schema_text() -> str:
     """The shipped JSON Schema of one episode line."""
     return resources.files("heedful.suites.decisions").joinpath("episode.schema.json").read_text(encoding="utf-8")

@@ -180,16 +180,24 @@ PROPOSERS: dict[str, Callable[[Anchor, np.random.Generator], tuple[str, Params, 
 def build_task(category: str, subtype: str, p: Params) -> Task:
     """The constraint set for a category's parameters."""
     if category == "inhibition":
-        return Task(decision_type="single", constraints=(*_scope(p["group"]), *[Inhibit(candidate=i) for i in p["inhibit"]]))
+        return Task(
+            decision_type="single",
+            constraints=(*_scope(p["group"]), *[Inhibit(candidate=i) for i in p["inhibit"]]),
+        )
     if category == "set":
-        group_constraint: Constraint = Exclude(predicate=p["group"]) if subtype == "exclusion" else Scope(predicate=p["group"])
+        group_constraint: Constraint = (
+            Exclude(predicate=p["group"]) if subtype == "exclusion" else Scope(predicate=p["group"])
+        )
         return Task(decision_type="set", constraints=(group_constraint, Exhaustive()))
     if category == "cardinality":
         rank = Prefer(key=p["key"], descending=p["desc"])
         return Task(decision_type="set", constraints=(*_scope(p["group"]), Count(k=p["k"]), rank))
     if category == "temporal" and subtype == "explicit":
         ids = Predicate(field="id", values=tuple(sorted((p["first"], p["then"]))))
-        return Task(decision_type="sequence", constraints=(Scope(predicate=ids), Exhaustive(), Before(first=p["first"], then=p["then"])))
+        return Task(
+            decision_type="sequence",
+            constraints=(Scope(predicate=ids), Exhaustive(), Before(first=p["first"], then=p["then"])),
+        )
     if category == "temporal":
         order = OrderBy(key=p["key"], descending=p["desc"])
         return Task(decision_type="sequence", constraints=(*_scope(p["group"]), Exhaustive(), order))
@@ -249,7 +257,10 @@ def make_family(
         if proposal is None:
             continue
         subtype, base_p, change_p = proposal
-        base_task, change_task = build_task(category, subtype, base_p), build_task(category, subtype, change_p)
+        base_task, change_task = (
+            build_task(category, subtype, base_p),
+            build_task(category, subtype, change_p),
+        )
         base_gold = unique_solution(anchor.candidates, base_task)
         change_gold = unique_solution(anchor.candidates, change_task)
         if base_gold is None or change_gold is None or base_gold == change_gold:

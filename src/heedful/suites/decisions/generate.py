@@ -100,7 +100,9 @@ def _build_anchor(
         try:
             families = []
             for j, category in enumerate(categories):
-                families.append(make_family(anchor, f"{anchor_id}-f{j + 1:02d}", category, seed, used, trial_turns[category]))
+                families.append(
+                    make_family(anchor, f"{anchor_id}-f{j + 1:02d}", category, seed, used, trial_turns[category])
+                )
                 trial_turns[category] += 1
         except GenerationError:
             continue
@@ -135,14 +137,16 @@ def _visual(families: list[tuple[str, Family]], count: int, seed: int) -> set[st
     return chosen
 
 
-def generate(seed: int, config: GenerationConfig, progress: Callable[[int], Any] | None = None) -> list[DecisionEpisode]:
+def generate(
+    seed: int, config: GenerationConfig, progress: Callable[[int], Any] | None = None
+) -> list[DecisionEpisode]:
     """Generate the benchmark. `progress(n)` is called as anchors are finished."""
     ids = _anchor_ids(config)
     if config.atomic_families and config.atomic_families < len(ids):
         raise ConfigError(f"atomic_families={config.atomic_families} is below the anchor count {len(ids)}")
     plan = _allocate(config, [a for a, _ in ids], seed)
     splits = _splits(config, ids, seed)
-    turns = {c: 0 for c in (*ATOMIC_CATEGORIES, "multi")}
+    turns: dict[str, int] = {c: 0 for c in (*ATOMIC_CATEGORIES, "multi")}
     anchors: dict[str, Anchor] = {}
     atomic: list[tuple[str, Family]] = []
     for anchor_id, kind in ids:
@@ -159,7 +163,7 @@ def generate(seed: int, config: GenerationConfig, progress: Callable[[int], Any]
     visual = _visual(atomic, config.visual_families, seed) if config.visual_families else set()
     every = atomic + multi
     order = derive_rng(seed, "family-order").permutation(len(every))
-    episodes = []
+    episodes: list[DecisionEpisode] = []
     for i in order:
         anchor_id, fam = every[i]
         episodes.extend(_episodes(anchors[anchor_id], fam, splits[anchor_id], fam.family_id in visual))
@@ -187,4 +191,3 @@ def _episodes(anchor: Anchor, family: Family, split: Split, visual: bool) -> Ite
             task=inst.task,
             template_id=inst.template_id,
         )
-

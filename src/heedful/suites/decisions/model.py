@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from heedful.world.objects import TabletopState
 
-EPISODE_SCHEMA_VERSION = "heedful-decisions-episode/1"
+EPISODE_SCHEMA_VERSION: Literal["heedful-decisions-episode/1"] = "heedful-decisions-episode/1"
 
 DecisionType = Literal["single", "set", "sequence"]
 Role = Literal["base", "preserve", "change", "change_preserve"]

@@ -24,9 +24,15 @@ ACTION_VERBS = {"carry out": "carrying out", "perform": "performing", "execute":
 ACTION_FORMS: dict[str, tuple[tuple[str, str], ...]] = {
     "pick": (("pick up {o}", "picking up {o}"), ("lift {o}", "lifting {o}"), ("grab {o}", "grabbing {o}")),
     "place_in": (("put {o} in {t}", "putting {o} in {t}"), ("place {o} into {t}", "placing {o} into {t}")),
-    "stack_on": (("stack {o} on {t}", "stacking {o} on {t}"), ("put {o} on top of {t}", "putting {o} on top of {t}")),
+    "stack_on": (
+        ("stack {o} on {t}", "stacking {o} on {t}"),
+        ("put {o} on top of {t}", "putting {o} on top of {t}"),
+    ),
     "push": (("push {o} {d}", "pushing {o} {d}"), ("slide {o} {d}", "sliding {o} {d}")),
-    "rotate": (("rotate {o} by 90 degrees", "rotating {o} by 90 degrees"), ("turn {o} a quarter turn", "turning {o} a quarter turn")),
+    "rotate": (
+        ("rotate {o} by 90 degrees", "rotating {o} by 90 degrees"),
+        ("turn {o} a quarter turn", "turning {o} a quarter turn"),
+    ),
 }
 DIRECTION_PHRASES = {
     "left": ("10 cm to the left", "10 cm leftward"),
@@ -131,4 +137,6 @@ class Phrasebook:
         return f"by the position of their objects, {phrase}" if self.actions else phrase
 
     def everything(self) -> str:
-        return self._pick(("all the listed actions", "every listed action") if self.actions else ("all the objects", "every object"))
+        return self._pick(
+            ("all the listed actions", "every listed action") if self.actions else ("all the objects", "every object")
+        )

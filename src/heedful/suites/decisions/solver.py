@@ -119,9 +119,7 @@ def solve(candidates: Sequence[Candidate], task: Task) -> list[Decision]:
         elif task.decision_type == "set":
             solutions.append(sorted(c.id for c in members))
         else:
-            solutions.extend(
-                [c.id for c in perm] for perm in permutations(members) if _order_ok(perm, task)
-            )
+            solutions.extend([c.id for c in perm] for perm in permutations(members) if _order_ok(perm, task))
     return solutions
 
 

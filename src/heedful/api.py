@@ -1,0 +1,119 @@
+"""The Python API behind the command line: everything `heedful` does can be done from here.
+
+from heedful.api import evaluate, report
+result = evaluate(suite="decisions", agent="oracle", out="runs/oracle")
+rows, title = report("runs/oracle")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from heedful.errors import ConfigError, RunError
+from heedful.records import Record
+from heedful.suites.base import MetricRow
+
+SPLITS = ("all", "train", "val", "test")
+
+
+def load_or_generate(suite: Any, dataset: Path | None, seed: int, progress: bool = False) -> tuple[list[Any], str]:
+    """The suite's episodes from `dataset`, or generated in memory from `seed`; plus where they came from."""
+    if dataset is not None:
+        return list(suite.load_dataset(Path(dataset))), str(dataset)
+    return list(suite.generate(seed)), f"generated:seed={seed}"
+
+
+def select(episodes: Sequence[Any], split: str) -> list[Any]:
+    """Episodes of one split ("all" keeps every episode, in dataset order)."""
+    if split not in SPLITS:
+        raise ConfigError(f"unknown split {split!r}; choose one of {', '.join(SPLITS)}")
+    return list(episodes) if split == "all" else [ep for ep in episodes if getattr(ep, "split", None) == split]
+
+
+def evaluate(
+    *,
+    suite: str,
+    agent: str,
+    out: Path | str,
+    agent_args: dict[str, Any] | None = None,
+    dataset: Path | None = None,
+    seed: int = 0,
+    split: str = "all",
+    limit: int | None = None,
+    options: dict[str, Any] | None = None,
+    workers: int = 1,
+    resume: bool = False,
+    progress: bool = True,
+) -> Any:
+    """Evaluate `agent` on `suite` into the run directory `out` (see `heedful run --help`)."""
+    from heedful.agents.registry import agent_class
+    from heedful.runner import RunSpec, run
+    from heedful.suites.registry import get_suite
+
+    suite_obj = get_suite(suite)
+    agent_class(agent, suite)  # fail on an unknown agent before generating anything
+    options = dict(options or {})
+    suite_obj.check_options(options)
+    if limit is not None and limit < 1:
+        raise ConfigError(f"--limit must be at least 1, got {limit}")
+    episodes, source = load_or_generate(suite_obj, dataset, seed)
+    chosen = select(episodes, split)
+    if not chosen:
+        raise ConfigError(f"no {split} episodes in {source}")
+    spec = RunSpec(
+        suite=suite,
+        suite_version=suite_obj.version,
+        dataset_hash=suite_obj.dataset_hash(chosen),
+        dataset_source=source if split == "all" else f"{source} split={split}",
+        agent=agent,
+        agent_args=dict(agent_args or {}),
+        seed=seed,
+        options=options,
+        limit=limit,
+    )
+    return run(spec, chosen, Path(out), workers=workers, resume=resume, progress=progress, train=episodes)
+
+
+def _records(run_dir: Path | str) -> tuple[Any, list[Record]]:
+    from heedful.runner import load_run
+
+    manifest, records = load_run(Path(run_dir))
+    if not records:
+        raise RunError(f"run {run_dir} has no records yet; start it with `heedful run`")
+    return manifest, records
+
+
+def report(
+    run_dir: Path | str, *, resamples: int = 10_000, cluster: str = "family", seed: int = 0
+) -> tuple[list[MetricRow], str]:
+    """Metric rows of a run and a one-line title describing it."""
+    from heedful.suites.registry import get_suite
+
+    manifest, records = _records(run_dir)
+    spec = manifest.spec
+    suite = get_suite(spec.suite)
+    rows = suite.report(records, {"resamples": resamples, "cluster": cluster, "seed": seed})
+    mode = " (masked instructions)" if spec.options.get("mask") else ""
+    title = (
+        f"{spec.suite} | agent {spec.agent}{mode} | {len(records)} records | state {manifest.state} | "
+        f"dataset {spec.dataset_hash[:19]}"
+    )
+    return rows, title
+
+
+def compare(run_a: Path | str, run_b: Path | str, *, resamples: int = 10_000, seed: int = 0) -> list[Any]:
+    """Paired comparison of two runs of one suite on the same dataset."""
+    from heedful.metrics.compare import compare_decision_runs
+
+    manifest_a, records_a = _records(run_a)
+    manifest_b, records_b = _records(run_b)
+    if manifest_a.spec.suite != manifest_b.spec.suite:
+        raise RunError(f"cannot compare a {manifest_a.spec.suite} run with a {manifest_b.spec.suite} run")
+    if manifest_a.spec.dataset_hash != manifest_b.spec.dataset_hash:
+        raise RunError(
+            f"the runs used different datasets ({manifest_a.spec.dataset_hash[:19]} vs "
+            f"{manifest_b.spec.dataset_hash[:19]}); a paired comparison needs the same episodes"
+        )
+    return compare_decision_runs(records_a, records_b, resamples=resamples, seed=seed)

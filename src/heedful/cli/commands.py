@@ -1,0 +1,232 @@
+"""The subcommands. Each handler only parses its arguments and calls the Python API."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from heedful.cli.parser import key_values
+
+SUITE_NAMES = ["decisions"]
+
+
+def _suite_arg(p: argparse.ArgumentParser) -> None:
+    from heedful.suites.registry import SUITES
+
+    p.add_argument("suite", choices=SUITES.names() or SUITE_NAMES, help="benchmark suite")
+
+
+def _progress(enabled: bool, total: int, unit: str, desc: str) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit=unit, desc=desc, disable=not enabled, file=sys.stderr, dynamic_ncols=True)
+
+
+# --- generate
+
+
+def add_generate(sub: Any, formatter: Any) -> None:
+    p = sub.add_parser(
+        "generate",
+        formatter_class=formatter,
+        help="generate a benchmark dataset as files",
+        description=(
+            "Generate a suite's frozen, seeded episodes into DIR/episodes.jsonl and DIR/dataset.json "
+            "(counts and a content hash). The same seed always gives byte-identical files."
+        ),
+    )
+    _suite_arg(p)
+    p.add_argument("--seed", type=int, default=0, help="generation seed")
+    p.add_argument("--out", type=Path, required=True, help="output directory")
+    p.add_argument(
+        "--set",
+        dest="config",
+        action="append",
+        metavar="KEY=VALUE",
+        help="override a generation count, e.g. --set atomic_families=200 (repeatable)",
+    )
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.set_defaults(handler=cmd_generate)
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from heedful.suites.registry import get_suite
+
+    suite = get_suite(args.suite)
+    config = key_values(args.config, "--set")
+    with _progress(not args.no_progress, 0, "anchor", f"generate {args.suite}") as bar:
+        episodes = suite.generate(args.seed, config, progress=bar.update)
+    summary = suite.save_dataset(episodes, args.out, {"seed": args.seed, "config": config})
+    counts = summary["counts"]
+    print(f"wrote {counts['instances']} episodes in {counts['families']} families to {args.out}")
+    print(f"content hash {summary['content_hash']}")
+    return 0
+
+
+# --- run
+
+
+def add_run(sub: Any, formatter: Any) -> None:
+    p = sub.add_parser(
+        "run",
+        formatter_class=formatter,
+        help="evaluate an agent on a suite (resumable)",
+        description=(
+            "Roll every episode out with an agent and store one record per episode in the run directory as it "
+            "finishes. A killed or interrupted run continues with --resume, losing and duplicating nothing. "
+            "Without --dataset the suite's default benchmark is generated in memory from --seed."
+        ),
+    )
+    _suite_arg(p)
+    p.add_argument("--agent", required=True, help="agent name (see `heedful list`)")
+    p.add_argument("--agent-arg", action="append", metavar="KEY=VALUE", help="agent keyword argument (repeatable)")
+    p.add_argument("--dataset", type=Path, help="dataset directory from `heedful generate` or your own")
+    p.add_argument("--seed", type=int, default=0, help="run seed (and generation seed without --dataset)")
+    p.add_argument("--split", choices=["all", "train", "val", "test"], default="all", help="episodes to run")
+    p.add_argument("--limit", type=int, help="run only the first N episodes (families stay together)")
+    p.add_argument("--mask", action="store_true", help="feed the agent masked instructions (validity control)")
+    p.add_argument("--workers", type=int, default=1, help="local worker processes")
+    p.add_argument("--out", type=Path, help="run directory (default runs/SUITE-AGENT[-masked]-seedS)")
+    p.add_argument("--resume", action="store_true", help="continue the run in --out")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.set_defaults(handler=cmd_run)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from heedful.api import evaluate
+
+    out = args.out or Path("runs") / f"{args.suite}-{args.agent}{'-masked' if args.mask else ''}-seed{args.seed}"
+    result = evaluate(
+        suite=args.suite,
+        agent=args.agent,
+        agent_args=key_values(args.agent_arg, "--agent-arg"),
+        out=out,
+        dataset=args.dataset,
+        seed=args.seed,
+        split=args.split,
+        limit=args.limit,
+        options={"mask": True} if args.mask else {},
+        workers=args.workers,
+        resume=args.resume,
+        progress=not args.no_progress,
+    )
+    counts = ", ".join(f"{k} {v}" for k, v in sorted(result.counts.items()))
+    print(f"run {out}: {counts}")
+    print(f"report: heedful report {out}")
+    return 0
+
+
+# --- report, export, compare
+
+
+def add_report(sub: Any, formatter: Any) -> None:
+    p = sub.add_parser(
+        "report",
+        formatter_class=formatter,
+        help="metrics of a run with confidence intervals",
+        description=(
+            "Compute the suite's metrics from a run directory: point estimates, 95%% cluster-bootstrap intervals, "
+            "Wilson intervals and raw counts, overall and per group."
+        ),
+    )
+    p.add_argument("run", type=Path, help="run directory")
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
+    p.add_argument("--cluster", choices=["family", "anchor"], default="family", help="bootstrap cluster")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    p.set_defaults(handler=cmd_report)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from heedful.api import report
+    from heedful.report.render import render_metric_table, rows_to_json
+
+    rows, title = report(args.run, resamples=args.resamples, cluster=args.cluster, seed=args.seed)
+    print(rows_to_json(rows) if args.format == "json" else render_metric_table(rows, title=title))
+    return 0
+
+
+def add_export(sub: Any, formatter: Any) -> None:
+    p = sub.add_parser(
+        "export",
+        formatter_class=formatter,
+        help="write a run or a dataset as JSONL or Parquet",
+        description=(
+            "One row per episode. For a run: episode_id, family_id, anchor_id, role, category, split, "
+            "decision_type, gold, prediction, status, correct and more. Nested values are JSON text in Parquet."
+        ),
+    )
+    p.add_argument("source", type=Path, help="run directory or dataset directory")
+    p.add_argument("--format", choices=["jsonl", "parquet"], required=True)
+    p.add_argument("--out", type=Path, required=True, help="output file")
+    p.set_defaults(handler=cmd_export)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from heedful.report.export import export
+
+    n = export(args.source, args.out, args.format)
+    print(f"wrote {n} rows to {args.out}")
+    return 0
+
+
+def add_compare(sub: Any, formatter: Any) -> None:
+    p = sub.add_parser(
+        "compare",
+        formatter_class=formatter,
+        help="paired comparison of two runs on the same dataset",
+        description=(
+            "Match the two runs' episodes, then give each metric's difference (A - B) with a paired family "
+            "bootstrap interval, and an exact McNemar test on instance correctness."
+        ),
+    )
+    p.add_argument("run_a", type=Path)
+    p.add_argument("run_b", type=Path)
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    p.add_argument("--resamples", type=int, default=10_000)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(handler=cmd_compare)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from heedful.api import compare
+    from heedful.report.render import render_comparison_table, rows_to_json
+
+    rows = compare(args.run_a, args.run_b, resamples=args.resamples, seed=args.seed)
+    print(rows_to_json(rows) if args.format == "json" else render_comparison_table(rows))
+    return 0
+
+
+# --- schema, list
+
+
+def add_schema(sub: Any, formatter: Any) -> None:
+    p = sub.add_parser("schema", formatter_class=formatter, help="print the JSON Schema of a suite's episode lines")
+    _suite_arg(p)
+    p.set_defaults(handler=cmd_schema)
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from heedful.suites.decisions.dataset import schema_text
+
+    sys.stdout.write(schema_text())
+    return 0
+
+
+def add_list(sub: Any, formatter: Any) -> None:
+    p = sub.add_parser("list", formatter_class=formatter, help="list suites and agents")
+    p.set_defaults(handler=cmd_list)
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from heedful.agents.registry import agent_names
+    from heedful.suites.registry import SUITES
+
+    for suite in SUITES.names():
+        print(f"suite {suite}: agents {', '.join(agent_names(suite))}")
+    return 0
+
+
+REGISTRARS = [add_generate, add_run, add_report, add_export, add_compare, add_schema, add_list]

@@ -1,0 +1,62 @@
+"""Entry point: builds the parser, dispatches to commands, turns typed errors into one-line messages."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from heedful import __version__
+from heedful.cli import commands
+from heedful.cli.parser import CliUsageError, Parser
+from heedful.errors import HeedfulError
+
+DESCRIPTION = """\
+heedful measures whether embodied agents actually follow instructions.
+
+typical session:
+  heedful generate decisions --out data/decisions          # the benchmark, as files
+  heedful run decisions --agent oracle --out runs/oracle    # evaluate an agent (resumable)
+  heedful report runs/oracle                                # metrics with 95% CIs
+  heedful compare runs/a runs/b                             # paired differences, McNemar
+"""
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """Keeps the description's line breaks and shows defaults."""
+
+
+def build_parser() -> tuple[Parser, dict[str, Parser]]:
+    """The top-level parser and its subcommand parsers by name."""
+    parser = Parser(prog="heedful", description=DESCRIPTION, formatter_class=_Formatter)
+    parser.add_argument("--version", action="version", version=f"heedful {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    sub.required = True
+    for register in commands.REGISTRARS:
+        register(sub, _Formatter)
+    return parser, dict(sub.choices)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (0 ok, 2 usage or input error, 130 interrupted)."""
+    try:
+        parser, subcommands = build_parser()
+        args, extras = parser.parse_known_args(argv)
+        if extras:  # let the subcommand's parser name the option, so its own options can be suggested
+            subcommands[args.command].error(f"unrecognized arguments: {' '.join(extras)}")
+        return int(args.handler(args) or 0)
+    except CliUsageError as exc:
+        print(f"{exc}", file=sys.stderr)
+        return 2
+    except HeedfulError as exc:
+        print(f"heedful: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("heedful: interrupted; finished records are kept, continue with --resume", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `heedful report RUN | head`
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

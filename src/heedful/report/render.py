@@ -1,0 +1,187 @@
+"""Plain-text tables and JSON for metric rows and run comparisons (standard library only).
+
+Proportions print as percentages with one decimal, differences as signed percentage points.
+A missing value (a metric with no units, an interval that could not be computed) prints as `-`
+and is `null` in JSON; NaN never reaches either.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from typing import Any, Protocol, TypeVar
+
+from heedful.metrics.compare import MCNEMAR_METRIC, ComparisonRow
+from heedful.suites.base import MetricRow
+
+STATUS_GROUP = "status"
+MISSING = "-"
+_PLURALS = {"family": "families"}
+
+
+class _Row(Protocol):
+    @property
+    def group(self) -> str: ...
+
+    def as_dict(self) -> dict[str, Any]: ...
+
+
+_R = TypeVar("_R", bound=_Row)
+
+
+def render_metric_table(rows: Sequence[MetricRow], title: str | None = None) -> str:
+    """Render metric rows as a terminal table, one block per group in order of first appearance.
+
+    Status rows (group `status`) become one compact line such as
+    `status: ok 4000, parse_error 30, interface_error 6 (of 4036 records)`.
+
+    Args:
+        rows: Rows as returned by a suite's metrics.
+        title: Optional first line.
+
+    Returns:
+        The table as text, ending without a newline.
+    """
+    metric_rows = [row for row in rows if row.group != STATUS_GROUP]
+    methods = sorted({row.ci_method for row in metric_rows})
+    shared_method = methods[0] if len(methods) == 1 else None
+    header = ["metric", "value", "95% CI", "Wilson 95%", "k/n"]
+    if shared_method is None:
+        header.insert(3, "method")
+    cells = {id(row): _metric_cells(row, with_method=shared_method is None) for row in metric_rows}
+    widths = _widths([header, *cells.values()])
+    lines = [title] if title else []
+    if shared_method is not None:
+        lines.append(f"values in %; 95% CI: {shared_method} (percentile); Wilson: units taken as independent")
+    for group, block in _blocks(rows):
+        if group == STATUS_GROUP:
+            lines.append(_status_line(block))
+            continue
+        lines.extend(["", group, _format(header, widths)])
+        lines.extend(_format(cells[id(row)], widths) for row in block)
+    return "\n".join(lines).strip("\n")
+
+
+def render_comparison_table(rows: Sequence[ComparisonRow], title: str | None = None) -> str:
+    """Render a paired comparison: A, B, A - B with its interval, and a McNemar line per group.
+
+    Args:
+        rows: Rows from `compare_decision_runs`.
+        title: Optional first line.
+
+    Returns:
+        The table as text, ending without a newline.
+    """
+    header = ["metric", "A", "B", "A - B (pp)", "95% CI (pp)", "n"]
+    diff_rows = [row for row in rows if row.metric != MCNEMAR_METRIC]
+    cells = {id(row): _comparison_cells(row) for row in diff_rows}
+    widths = _widths([header, *cells.values()])
+    methods = sorted({row.ci_method for row in diff_rows})
+    lines = [title] if title else []
+    lines.append(f"A and B in %, differences in percentage points; 95% CI: {', '.join(methods) or MISSING}")
+    for group, block in _blocks(rows):
+        lines.extend(["", group, _format(header, widths)])
+        for row in block:
+            if row.metric == MCNEMAR_METRIC:
+                lines.append("  " + _mcnemar_line(row))
+            else:
+                lines.append(_format(cells[id(row)], widths))
+    return "\n".join(lines).strip("\n")
+
+
+def rows_to_json(rows: Sequence[MetricRow] | Sequence[ComparisonRow]) -> str:
+    """Serialize rows as a JSON list of their `as_dict()`; non-finite numbers become null."""
+    payload = [_json_safe(row.as_dict()) for row in rows]
+    return json.dumps(payload, indent=2, allow_nan=False)
+
+
+def _metric_cells(row: MetricRow, *, with_method: bool) -> list[str]:
+    cells = [
+        row.metric,
+        _percent(row.value),
+        _interval(row.ci_low, row.ci_high),
+        _interval(row.wilson_low, row.wilson_high),
+        _count(row.k, row.n, row.unit),
+    ]
+    if with_method:
+        cells.insert(3, row.ci_method)
+    return cells
+
+
+def _comparison_cells(row: ComparisonRow) -> list[str]:
+    return [
+        row.metric,
+        _percent(row.a),
+        _percent(row.b),
+        _points(row.diff),
+        _interval(row.ci_low, row.ci_high, signed=True),
+        _count(None, row.n, row.unit),
+    ]
+
+
+def _status_line(rows: Sequence[MetricRow]) -> str:
+    parts = ", ".join(f"{row.metric} {row.k}" for row in rows)
+    total = rows[0].n if rows else 0
+    return f"status: {parts} (of {total} records)"
+
+
+def _mcnemar_line(row: ComparisonRow) -> str:
+    return (
+        f"McNemar (accuracy): b={row.mcnemar_b} (A right, B wrong), c={row.mcnemar_c} (A wrong, B right), "
+        f"n={row.n}, p={_p_value(row.p_value)}"
+    )
+
+
+def _blocks(rows: Sequence[_R]) -> list[tuple[str, list[_R]]]:
+    blocks: dict[str, list[_R]] = {}
+    for row in rows:
+        blocks.setdefault(row.group, []).append(row)
+    return list(blocks.items())
+
+
+def _widths(table: Sequence[Sequence[str]]) -> list[int]:
+    return [max(len(line[i]) for line in table) for i in range(len(table[0]))]
+
+
+def _format(cells: Sequence[str], widths: Sequence[int]) -> str:
+    # Metric names read left to right; numbers line up on the right.
+    first = cells[0].ljust(widths[0])
+    rest = [cell.rjust(width) for cell, width in zip(cells[1:], widths[1:], strict=True)]
+    return "  " + "   ".join([first, *rest]).rstrip()
+
+
+def _percent(value: float | None) -> str:
+    return MISSING if value is None or not math.isfinite(value) else f"{100 * value:.1f}%"
+
+
+def _points(value: float | None) -> str:
+    return MISSING if value is None or not math.isfinite(value) else f"{100 * value:+.1f}"
+
+
+def _interval(low: float | None, high: float | None, *, signed: bool = False) -> str:
+    if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)):
+        return MISSING
+    spec = "+.1f" if signed else ".1f"
+    return f"[{100 * low:{spec}}, {100 * high:{spec}}]"
+
+
+def _count(k: int | None, n: int, unit: str) -> str:
+    noun = unit if n == 1 else _PLURALS.get(unit, unit + "s")
+    return f"{n} {noun}" if k is None else f"{k}/{n} {noun}"
+
+
+def _p_value(p: float | None) -> str:
+    if p is None or not math.isfinite(p):
+        return MISSING
+    return f"{p:.4f}" if p >= 1e-4 else f"{p:.1e}"
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _json_safe(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(item) for item in value]
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    return value

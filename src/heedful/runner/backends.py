@@ -1,0 +1,274 @@
+"""Execution backends: run episodes serially or in a pool of local worker processes.
+
+Both backends yield batches of records and never touch the store; the caller (the main process) writes
+them. Each episode draws its randomness from `derive_seed(run_seed, episode_id)`, so a record is the same
+whichever backend, worker count or completion order produced it.
+
+Only plain values cross the process boundary: episodes travel as their JSON text, records come back as
+JSON text, and the workers rebuild the suite and agent by registry name.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import signal
+import threading
+import time
+import traceback
+from collections.abc import Generator, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from heedful.agents.base import Fittable
+from heedful.agents.registry import AGENTS, agent_class, make_agent
+from heedful.errors import AgentInterfaceError, AgentTimeoutError, RunError
+from heedful.records import Record, Status
+from heedful.runner.manifest import RunSpec
+from heedful.seeding import derive_seed
+from heedful.suites.base import RolloutContext, Suite
+from heedful.suites.registry import SUITES, get_suite
+
+CHUNK_SIZE = 8
+"""Episodes per pool task: small, so progress is smooth and a killed run loses little."""
+
+PARENT_POLL_S = 1.0
+
+
+@dataclass(frozen=True)
+class Work:
+    """What a backend runs.
+
+    `todo` holds (dataset index, episode) pairs; `train` is what a Fittable agent fits on.
+    """
+
+    spec: RunSpec
+    suite: Suite
+    agent: Any
+    train: Sequence[Any]
+    todo: Sequence[tuple[int, Any]]
+
+
+def crash_message(exc: BaseException) -> str:
+    """`"ExcType: message (at file.py:LINE in function)"`, naming the innermost traceback frame."""
+    text = f"{type(exc).__name__}: {exc}"
+    frames = traceback.extract_tb(exc.__traceback__)
+    if frames:
+        last = frames[-1]
+        text += f" (at {Path(last.filename).name}:{last.lineno} in {last.name})"
+    return text
+
+
+def rollout_one(suite: Suite, agent: Any, episode: Any, index: int, spec: RunSpec) -> Record:
+    """Roll out one episode; agent failures and crashes become records with their own status.
+
+    Raises:
+        RunError: the suite returned a record for another episode (a suite bug that would corrupt the run).
+    """
+    context = RolloutContext(seed=derive_seed(spec.seed, episode.episode_id), index=index, options=dict(spec.options))
+    start = time.perf_counter()
+    try:
+        record = suite.rollout(episode, agent, context)
+    except AgentInterfaceError as exc:
+        record = suite.failure_record(episode, context, Status.INTERFACE_ERROR, str(exc) or type(exc).__name__)
+    except AgentTimeoutError as exc:
+        record = suite.failure_record(episode, context, Status.TIMEOUT, str(exc) or type(exc).__name__)
+    except Exception as exc:
+        record = suite.failure_record(episode, context, Status.CRASHED, crash_message(exc))
+    wall_s = time.perf_counter() - start
+    if record.episode_id != episode.episode_id or record.index != index:
+        raise RunError(
+            f"suite {spec.suite!r} returned a record for episode {record.episode_id!r} "
+            f"(index {record.index}) when rolling out {episode.episode_id!r} (index {index}); "
+            "fix the suite's rollout"
+        )
+    return record.model_copy(update={"timing": {**record.timing, "wall_s": wall_s}})
+
+
+def fit_agent(agent: Any, train: Sequence[Any]) -> None:
+    """Fit `agent` on `train` if it is Fittable."""
+    if isinstance(agent, Fittable):
+        agent.fit(train)
+
+
+def execute(work: Work, workers: int) -> Generator[list[Record], None, None]:
+    """Run `work` and yield records in batches as they finish (serially when `workers <= 1`).
+
+    Close the returned generator to stop early: the pool's workers are then terminated.
+    """
+    if workers <= 1 or not work.todo:
+        return _serial(work)
+    return _pool(work, workers)
+
+
+def _serial(work: Work) -> Generator[list[Record], None, None]:
+    if not work.todo:
+        return
+    fit_agent(work.agent, work.train)
+    for index, episode in work.todo:
+        yield [rollout_one(work.suite, work.agent, episode, index, work.spec)]
+
+
+# --- process pool: main-process side -----------------------------------------------------------------
+
+
+def import_target(obj: Any, what: str) -> str:
+    """The `"module:attr"` path a spawned worker imports to find `obj` again.
+
+    Raises:
+        RunError: `obj` is defined inside a function, so no worker can import it.
+    """
+    module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+    if not module or not qualname or "<locals>" in qualname:
+        raise RunError(
+            f"{what} {obj!r} cannot be imported by worker processes; define it at module level "
+            "in an importable module, or run with workers=1"
+        )
+    return f"{module}:{qualname}"
+
+
+def _worker_setup(work: Work) -> dict[str, Any]:
+    # Registrations made at run time (tests, notebooks) do not exist in a spawned worker, so the worker
+    # re-registers each name with the import path of the object the main process resolved.
+    spec = work.spec
+    return {
+        "spec": spec.model_dump_json(),
+        "suite_target": import_target(SUITES.get(spec.suite), f"suite {spec.suite!r}"),
+        "agent_target": import_target(agent_class(spec.agent, spec.suite), f"agent {spec.agent!r}"),
+        "train": [ep.model_dump_json() for ep in work.train] if isinstance(work.agent, Fittable) else [],
+    }
+
+
+def _chunks(todo: Sequence[tuple[int, Any]], workers: int) -> list[list[tuple[int, str]]]:
+    size = max(1, min(CHUNK_SIZE, math.ceil(len(todo) / workers)))
+    items = [(index, episode.model_dump_json()) for index, episode in todo]
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def _pool(work: Work, workers: int) -> Generator[list[Record], None, None]:
+    setup = _worker_setup(work)
+    chunks = _chunks(work.todo, workers)
+    executor = ProcessPoolExecutor(
+        max_workers=min(workers, len(chunks)),
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_init_worker,
+        initargs=(setup,),
+    )
+    clean = False
+    try:
+        yield from _drain(executor, chunks, window=2 * workers)
+        clean = True
+    finally:
+        _stop(executor, clean)
+
+
+def _drain(executor: ProcessPoolExecutor, chunks: list[list[tuple[int, str]]], window: int) -> Iterator[list[Record]]:
+    # A bounded window of tasks in flight keeps memory flat and lets an interrupt cancel little.
+    queue = iter(chunks)
+    pending: set[Future[dict[str, Any]]] = set()
+    while True:
+        while len(pending) < window and (chunk := next(queue, None)) is not None:
+            pending.add(executor.submit(_run_chunk, chunk))
+        if not pending:
+            return
+        done, pending = wait(pending, return_when=FIRST_COMPLETED)
+        results = [_outcome(future) for future in done]
+        # Store every finished chunk before reporting a failed one.
+        yield from (batch for batch in results if isinstance(batch, list))
+        for failure in results:
+            if isinstance(failure, RunError):
+                raise failure
+
+
+def _outcome(future: Future[dict[str, Any]]) -> list[Record] | RunError:
+    try:
+        result = future.result()
+    except BrokenProcessPool as broken:
+        error = RunError(
+            "a worker process died (killed, out of memory or a crash in native code); "
+            "the records finished so far are kept: resume the run to continue. If it died at "
+            'start, the script calling run() may lack an `if __name__ == "__main__":` guard'
+        )
+        error.__cause__ = broken
+        return error
+    if "error" in result:
+        return RunError(f"a worker process failed:\n{result['error']}")
+    return [Record.model_validate_json(text) for text in result["records"]]
+
+
+def _stop(executor: ProcessPoolExecutor, clean: bool) -> None:
+    processes = list(executor._processes.values())  # private, but the only handle before Python 3.14
+    executor.shutdown(wait=clean, cancel_futures=True)
+    if clean:
+        return
+    # Interrupted or failed: do not wait for the chunks in flight (they are re-run on resume).
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(timeout=5.0)
+
+
+# --- process pool: worker side -----------------------------------------------------------------------
+
+
+@dataclass
+class _WorkerState:
+    spec: RunSpec
+    suite: Suite
+    agent: Any
+
+
+_STATE: _WorkerState | None = None
+_SETUP_ERROR: str | None = None
+
+
+def _exit_with_parent() -> None:
+    # A worker whose main process was SIGKILLed would otherwise wait forever on its task queue.
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(PARENT_POLL_S)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="heedful-parent-watch", daemon=True).start()
+
+
+def _init_worker(setup: dict[str, Any]) -> None:
+    """Pool initializer: build the suite and the (fitted) agent once per worker process."""
+    global _STATE, _SETUP_ERROR
+    # Ctrl-C reaches the whole process group; only the main process handles it (and stops the workers).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _exit_with_parent()
+    try:
+        spec = RunSpec.model_validate_json(setup["spec"])
+        SUITES.register(spec.suite, setup["suite_target"])
+        # `SUITE/NAME` is the first name make_agent tries, so the worker builds the class the main resolved.
+        AGENTS.register(f"{spec.suite}/{spec.agent}", setup["agent_target"])
+        suite = get_suite(spec.suite)
+        agent = make_agent(spec.agent, spec.agent_args, suite=spec.suite)
+        if isinstance(agent, Fittable):
+            agent.fit([suite.parse_episode(text) for text in setup["train"]])
+        _STATE = _WorkerState(spec=spec, suite=suite, agent=agent)
+    except Exception:
+        _SETUP_ERROR = f"setting up the worker failed:\n{traceback.format_exc()}"
+
+
+def _run_chunk(items: list[tuple[int, str]]) -> dict[str, Any]:
+    """Pool task: roll out a chunk of (index, episode JSON) pairs; return record JSON texts or an error."""
+    if _STATE is None:
+        return {"error": _SETUP_ERROR or "the worker was not set up"}
+    try:
+        records = []
+        for index, text in items:
+            episode = _STATE.suite.parse_episode(text)
+            records.append(rollout_one(_STATE.suite, _STATE.agent, episode, index, _STATE.spec).model_dump_json())
+    except Exception:
+        return {"error": traceback.format_exc()}
+    return {"records": records}

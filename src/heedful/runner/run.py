@@ -1,0 +1,247 @@
+"""`run()`: evaluate an agent on a suite's episodes into a resumable run directory."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from heedful.agents.base import Fittable, describe_agent
+from heedful.agents.registry import make_agent
+from heedful.errors import ConfigError, DatasetError, RunError
+from heedful.records import Status
+from heedful.runner.backends import Work, execute
+from heedful.runner.manifest import (
+    MANIFEST_NAME,
+    RunManifest,
+    RunSpec,
+    RunState,
+    new_manifest,
+    read_manifest,
+    spec_differences,
+    utc_now,
+    write_manifest,
+)
+from heedful.runner.store import RunStore
+from heedful.suites.base import Suite
+from heedful.suites.registry import get_suite
+
+SCORED = frozenset(s for s in Status if s.scored)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What `run()` did: the run directory, its final manifest, record counts per status, and how many
+    episodes this call ran (a resume runs only what was missing or failed)."""
+
+    run_dir: Path
+    manifest: RunManifest
+    counts: dict[str, int]
+    newly_run: int
+
+
+class _Bar(Protocol):
+    def update(self, n: int) -> object: ...
+
+    def set_postfix_str(self, s: str) -> object: ...
+
+    def close(self) -> None: ...
+
+
+def run(
+    spec: RunSpec,
+    episodes: Sequence[Any],
+    run_dir: Path,
+    *,
+    workers: int = 1,
+    resume: bool = False,
+    progress: bool = True,
+    retry_failed: bool = True,
+    train: Sequence[Any] | None = None,
+) -> RunResult:
+    """Run `spec.agent` on the first `spec.limit` of `episodes` and store every record in `run_dir`.
+
+    Records are committed one by one, so an interrupted or killed run keeps its finished episodes and
+    `resume=True` continues it: episodes with a scored record are skipped, and those that failed
+    (interface error, timeout, crash) are run again when `retry_failed`. A resume must request the same
+    spec, except that `limit` may grow.
+
+    Args:
+        spec: What to run; `spec.suite` and `spec.agent` are registry names.
+        episodes: The episodes of the run, in dataset order; `spec.dataset_hash` must be their hash.
+        run_dir: The run directory; created if missing.
+        workers: 1 runs in this process; more runs in that many spawned worker processes.
+        resume: Continue the run already in `run_dir`.
+        progress: Show a progress bar on stderr.
+        retry_failed: On resume, run again the episodes whose record is not scored.
+        train: The dataset Fittable agents fit on (through `suite.training_episodes`); defaults to
+            `episodes`. Pass the full dataset when `episodes` is one split of it.
+
+    Returns:
+        The run's directory, final manifest, counts per status, and the number of episodes run now.
+
+    Raises:
+        RunError: `run_dir` holds a run and `resume` is False, or the stored run does not match `spec`.
+        ConfigError: `spec` does not match the suite or the episodes.
+        KeyboardInterrupt: re-raised after the manifest is marked "interrupted" and every finished
+            record is saved; the caller should tell the user to resume with `--resume`.
+    """
+    if workers < 1:
+        raise ConfigError(f"workers must be at least 1, got {workers}")
+    run_dir = Path(run_dir)
+    suite = get_suite(spec.suite)
+    _check_episodes(spec, suite, episodes)
+    agent = make_agent(spec.agent, spec.agent_args, suite=spec.suite)
+    manifest = _open_manifest(spec, run_dir, resume, describe_agent(agent), workers)
+    started = time.monotonic()
+    with RunStore(run_dir) as store:
+        try:
+            todo = _todo(spec, episodes, store, retry_failed)
+            fit_on = _training(suite, agent, episodes if train is None else train)
+            newly_run = _execute(Work(spec, suite, agent, fit_on, todo), workers, store, progress)
+        except KeyboardInterrupt as exc:
+            _finish_after_error(exc, run_dir, manifest, store, "interrupted", started)
+            raise
+        except BaseException as exc:
+            _finish_after_error(exc, run_dir, manifest, store, "failed", started)
+            raise
+        manifest = _finish(run_dir, manifest, store, "finished", started)
+    return RunResult(run_dir=run_dir, manifest=manifest, counts=dict(manifest.counts), newly_run=newly_run)
+
+
+def _check_episodes(spec: RunSpec, suite: Suite, episodes: Sequence[Any]) -> None:
+    if suite.version != spec.suite_version:
+        raise ConfigError(
+            f"the spec names suite version {spec.suite_version!r} but suite {spec.suite!r} is "
+            f"{suite.version!r}; regenerate the dataset or install the matching heedful version"
+        )
+    seen: set[str] = set()
+    for episode in episodes:
+        if episode.episode_id in seen:
+            raise DatasetError(f"episode id {episode.episode_id!r} appears twice in the dataset")
+        seen.add(episode.episode_id)
+    actual = suite.dataset_hash(episodes)
+    if actual != spec.dataset_hash:
+        raise ConfigError(
+            f"the episodes hash to {actual!r} but the spec says {spec.dataset_hash!r}; "
+            "build the spec from the dataset you pass"
+        )
+
+
+def _training(suite: Suite, agent: Any, dataset: Sequence[Any]) -> Sequence[Any]:
+    return suite.training_episodes(dataset) if isinstance(agent, Fittable) else []
+
+
+def _limit_key(limit: int | None) -> float:
+    return float("inf") if limit is None else float(limit)
+
+
+def _open_manifest(spec: RunSpec, run_dir: Path, resume: bool, agent: dict[str, Any], workers: int) -> RunManifest:
+    """Create the run directory's manifest, or reopen the stored one for a resume."""
+    if run_dir.exists() and not run_dir.is_dir():
+        raise RunError(f"run directory {run_dir} is a file; choose another --out")
+    if (run_dir / MANIFEST_NAME).exists():
+        if not resume:
+            raise RunError(
+                f"run directory {run_dir} already holds a run; pass --resume to continue it or choose another --out"
+            )
+        return _resumed_manifest(read_manifest(run_dir), spec, run_dir, agent, workers)
+    if not resume and run_dir.is_dir() and any(run_dir.iterdir()):
+        raise RunError(
+            f"run directory {run_dir} is not empty but holds no run; choose another --out "
+            "(or pass --resume to start a run in it anyway)"
+        )
+    run_dir.mkdir(parents=True, exist_ok=True)
+    manifest = new_manifest(spec, agent, workers)
+    write_manifest(run_dir, manifest)
+    return manifest
+
+
+def _resumed_manifest(
+    stored: RunManifest, spec: RunSpec, run_dir: Path, agent: dict[str, Any], workers: int
+) -> RunManifest:
+    differing = spec_differences(stored.spec, spec)
+    if differing:
+        old, new = stored.spec.model_dump(mode="json"), spec.model_dump(mode="json")
+        details = "; ".join(f"{name}: stored {old[name]!r}, requested {new[name]!r}" for name in differing)
+        raise RunError(
+            f"cannot resume {run_dir}: the request differs from the stored run in "
+            f"{', '.join(differing)} ({details}); start a new run with another --out"
+        )
+    if _limit_key(spec.limit) < _limit_key(stored.spec.limit):
+        raise RunError(
+            f"cannot resume {run_dir} with limit {spec.limit}: it already covers limit {stored.spec.limit}; "
+            "a resume may keep or raise the limit"
+        )
+    manifest = stored.model_copy(
+        update={
+            "spec": spec,
+            "state": "running",
+            "finished_at": None,
+            "agent": agent,
+            "sessions": stored.sessions + 1,
+            "workers": workers,
+        }
+    )
+    write_manifest(run_dir, manifest)
+    return manifest
+
+
+def _todo(spec: RunSpec, episodes: Sequence[Any], store: RunStore, retry_failed: bool) -> list[tuple[int, Any]]:
+    """(index, episode) pairs of the selected episodes that still need a record."""
+    selected = episodes if spec.limit is None else episodes[: spec.limit]
+    done = store.done_ids(SCORED if retry_failed else set(Status))
+    return [(index, ep) for index, ep in enumerate(selected) if ep.episode_id not in done]
+
+
+def _progress_bar(total: int, enabled: bool, desc: str) -> _Bar:
+    # Imported by name so that mypy passes whether or not the types-tqdm stubs are installed.
+    tqdm = importlib.import_module("tqdm").tqdm
+    bar: _Bar = tqdm(total=total, unit="ep", desc=desc, file=sys.stderr, disable=not enabled, dynamic_ncols=True)
+    return bar
+
+
+def _execute(work: Work, workers: int, store: RunStore, progress: bool) -> int:
+    """Run the work, committing each batch of records as it arrives; return how many were run."""
+    bar = _progress_bar(len(work.todo), progress, work.spec.suite)
+    batches = execute(work, workers)
+    newly_run = failed = 0
+    try:
+        for batch in batches:
+            store.put_many(batch)
+            newly_run += len(batch)
+            failed += sum(not record.status.scored for record in batch)
+            if failed:
+                bar.set_postfix_str(f"not scored={failed}")
+            bar.update(len(batch))
+    finally:
+        batches.close()
+        bar.close()
+    return newly_run
+
+
+def _finish(run_dir: Path, manifest: RunManifest, store: RunStore, state: RunState, started: float) -> RunManifest:
+    final = manifest.model_copy(
+        update={
+            "state": state,
+            "finished_at": utc_now(),
+            "counts": store.count_by_status(),
+            "wall_time_s": manifest.wall_time_s + (time.monotonic() - started),
+        }
+    )
+    write_manifest(run_dir, final)
+    return final
+
+
+def _finish_after_error(
+    exc: BaseException, run_dir: Path, manifest: RunManifest, store: RunStore, state: RunState, started: float
+) -> None:
+    # Never let a failure to update the manifest hide the error that stopped the run.
+    try:
+        _finish(run_dir, manifest, store, state, started)
+    except Exception as err:
+        exc.add_note(f"heedful could not mark {run_dir / MANIFEST_NAME} as {state}: {err}")

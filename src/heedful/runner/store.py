@@ -1,0 +1,111 @@
+"""The record store of a run: one SQLite file, one committed row per episode.
+
+SQLite in WAL mode makes every commit durable against a killed process: a SIGKILL at any moment loses at
+most the records not yet committed and never leaves a half-written or duplicated row (the episode id is
+the primary key). `synchronous=NORMAL` trades durability against power loss (not against a killed
+process) for speed; the database stays consistent either way.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+from types import TracebackType
+
+from heedful.errors import RunError
+from heedful.records import Record, Status
+from heedful.runner.manifest import RunManifest, read_manifest
+
+RECORDS_NAME = "records.sqlite"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS records (
+    episode_id TEXT PRIMARY KEY,
+    idx INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    body TEXT NOT NULL
+)
+"""
+
+
+class RunStore:
+    """The records of one run directory, kept in `RUN/records.sqlite`.
+
+    Only one process writes to a store; readers (a report on a running run) may open it at any time.
+    """
+
+    def __init__(self, run_dir: Path) -> None:
+        self.path = Path(run_dir) / RECORDS_NAME
+        try:
+            self._conn = sqlite3.connect(self.path, timeout=30.0)
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            with self._conn:
+                self._conn.execute(_SCHEMA)
+        except sqlite3.Error as err:
+            raise RunError(f"cannot open the record store {self.path}: {err}") from err
+
+    def put(self, record: Record) -> None:
+        """Store `record` and commit, replacing any earlier record of the same episode."""
+        self.put_many([record])
+
+    def put_many(self, records: Iterable[Record]) -> None:
+        """Store `records` in one transaction (all or none survive a crash)."""
+        rows = [(r.episode_id, r.index, r.status.value, r.model_dump_json()) for r in records]
+        with self._conn:
+            self._conn.executemany(
+                "INSERT OR REPLACE INTO records (episode_id, idx, status, body) VALUES (?, ?, ?, ?)", rows
+            )
+
+    def records(self) -> list[Record]:
+        """Every stored record, sorted by episode index."""
+        rows = self._conn.execute("SELECT body FROM records ORDER BY idx, episode_id").fetchall()
+        return [Record.model_validate_json(body) for (body,) in rows]
+
+    def done_ids(self, statuses: Iterable[Status]) -> set[str]:
+        """Ids of the episodes whose stored record has one of `statuses`."""
+        wanted = sorted({Status(s).value for s in statuses})
+        if not wanted:
+            return set()
+        marks = ", ".join("?" * len(wanted))
+        rows = self._conn.execute(f"SELECT episode_id FROM records WHERE status IN ({marks})", wanted)
+        return {episode_id for (episode_id,) in rows}
+
+    def count_by_status(self) -> dict[str, int]:
+        """Number of stored records per status value (statuses with no record are left out)."""
+        rows = self._conn.execute("SELECT status, COUNT(*) FROM records GROUP BY status ORDER BY status")
+        return {status: count for status, count in rows}
+
+    def __len__(self) -> int:
+        (count,) = self._conn.execute("SELECT COUNT(*) FROM records").fetchone()
+        return int(count)
+
+    def close(self) -> None:
+        """Close the database (checkpointing the write-ahead log)."""
+        self._conn.close()
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def load_run(run_dir: Path) -> tuple[RunManifest, list[Record]]:
+    """Read a run directory: its manifest and its records sorted by index.
+
+    Raises:
+        RunError: `run_dir` holds no (valid) manifest.
+    """
+    run_dir = Path(run_dir)
+    manifest = read_manifest(run_dir)
+    if not (run_dir / RECORDS_NAME).is_file():
+        return manifest, []
+    with RunStore(run_dir) as store:
+        return manifest, store.records()

@@ -1,0 +1,94 @@
+"""The solver on hand-built states, including the ambiguities it must expose."""
+
+from __future__ import annotations
+
+from heedful.suites.decisions.model import (
+    Before,
+    Candidate,
+    Count,
+    Exclude,
+    Exhaustive,
+    Inhibit,
+    OrderBy,
+    Predicate,
+    Prefer,
+    Scope,
+    Task,
+)
+from heedful.suites.decisions.solver import solve, unique_solution
+
+
+def obj(cid: str, color: str, shape: str, x: float, y: float = 0.5) -> Candidate:
+    return Candidate(
+        id=cid,
+        kind="object",
+        text=f"{color} {shape}",
+        attrs={"color": color, "shape": shape, "size": "small"},
+        x=x,
+        y=y,
+        object=cid,
+    )
+
+
+ROW = [
+    obj("o1", "red", "cube", -0.2),
+    obj("o2", "red", "sphere", 0.0),
+    obj("o3", "blue", "cube", 0.2),
+    obj("o4", "blue", "sphere", 0.1, 0.6),
+]
+RED = Predicate(field="color", values=("red",))
+
+
+def task(kind: str, *constraints) -> Task:  # type: ignore[no-untyped-def]
+    return Task(decision_type=kind, constraints=constraints)  # type: ignore[arg-type]
+
+
+def test_inhibition_leaves_the_single_other_member_of_the_group() -> None:
+    assert solve(ROW, task("single", Scope(predicate=RED), Inhibit(candidate="o1"))) == ["o2"]
+
+
+def test_a_group_too_large_for_the_inhibition_is_not_unique() -> None:
+    assert len(solve(ROW, task("single", Inhibit(candidate="o1")))) == 3
+    assert unique_solution(ROW, task("single", Inhibit(candidate="o1"))) is None
+
+
+def test_exclusion_and_retention_are_exhaustive_sets() -> None:
+    assert solve(ROW, task("set", Exclude(predicate=RED), Exhaustive())) == [["o3", "o4"]]
+    assert solve(ROW, task("set", Scope(predicate=RED), Exhaustive())) == [["o1", "o2"]]
+
+
+def test_cardinality_takes_the_top_k_of_a_ranking() -> None:
+    leftmost_two = task("set", Count(k=2), Prefer(key="x", descending=False))
+    assert solve(ROW, leftmost_two) == [["o1", "o2"]]
+    rightmost_two = task("set", Count(k=2), Prefer(key="x", descending=True))
+    assert solve(ROW, rightmost_two) == [["o3", "o4"]]
+
+
+def test_a_tie_in_the_ranking_makes_the_decision_ambiguous() -> None:
+    tied = [*ROW[:3], obj("o4", "blue", "sphere", 0.01)]  # 1 cm from o2: within the margin
+    assert len(solve(tied, task("set", Count(k=2), Prefer(key="x", descending=False)))) == 2
+
+
+def test_cardinality_with_inhibition_skips_the_prohibited_candidate() -> None:
+    t = task("set", Inhibit(candidate="o1"), Count(k=2), Prefer(key="x", descending=False))
+    assert solve(ROW, t) == [["o2", "o4"]]
+
+
+def test_explicit_order_and_its_reversal() -> None:
+    pair = Scope(predicate=Predicate(field="id", values=("o1", "o3")))
+    assert solve(ROW, task("sequence", pair, Exhaustive(), Before(first="o3", then="o1"))) == [["o3", "o1"]]
+    assert solve(ROW, task("sequence", pair, Exhaustive(), Before(first="o1", then="o3"))) == [["o1", "o3"]]
+
+
+def test_rule_order_sorts_the_group() -> None:
+    t = task(
+        "sequence",
+        Scope(predicate=Predicate(field="shape", values=("cube", "sphere"))),
+        Exhaustive(),
+        OrderBy(key="x", descending=True),
+    )
+    assert solve(ROW, t) == [["o3", "o4", "o2", "o1"]]
+
+
+def test_a_sequence_without_an_order_is_not_unique() -> None:
+    assert len(solve(ROW, task("sequence", Scope(predicate=RED), Exhaustive()))) == 2
