@@ -22,6 +22,10 @@ class DecisionAgent(Protocol):
 
     Agents may raise `heedful.errors.AgentInterfaceError` or `AgentTimeoutError`; the runner records those
     with their own status. Any other exception is recorded as `crashed`.
+
+    An agent keeps no state from one episode to the next: a serial run shares one agent object while a
+    process pool has one per worker, so carried-over state would make results depend on the backend.
+    Per-episode randomness comes from `observation.seed`.
     """
 
     name: str

@@ -18,10 +18,28 @@ def _suite_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("suite", choices=SUITES.names() or SUITE_NAMES, help="benchmark suite")
 
 
-def _progress(enabled: bool, total: int, unit: str, desc: str) -> Any:
-    from tqdm import tqdm
+class LazyProgress:
+    """A tqdm bar created on the first update, so an error raised before any work prints no empty bar.
 
-    return tqdm(total=total, unit=unit, desc=desc, disable=not enabled, file=sys.stderr, dynamic_ncols=True)
+    Call it as `progress(n, total)`; `total` is read on the first call.
+    """
+
+    def __init__(self, enabled: bool, unit: str, desc: str) -> None:
+        self.enabled, self.unit, self.desc = enabled, unit, desc
+        self.bar: Any = None
+
+    def __call__(self, n: int = 1, total: int | None = None) -> None:
+        if not self.enabled:
+            return
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, unit=self.unit, desc=self.desc, file=sys.stderr, dynamic_ncols=True)
+        self.bar.update(n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 # --- generate
@@ -56,8 +74,11 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
     suite = get_suite(args.suite)
     config = key_values(args.config, "--set")
-    with _progress(not args.no_progress, 0, "anchor", f"generate {args.suite}") as bar:
-        episodes = suite.generate(args.seed, config, progress=bar.update)
+    progress = LazyProgress(not args.no_progress, "anchor", f"generate {args.suite}")
+    try:
+        episodes = suite.generate(args.seed, config, progress=progress)
+    finally:
+        progress.close()
     summary = suite.save_dataset(episodes, args.out, {"seed": args.seed, "config": config})
     counts = summary["counts"]
     print(f"wrote {counts['instances']} episodes in {counts['families']} families to {args.out}")
@@ -85,7 +106,11 @@ def add_run(sub: Any, formatter: Any) -> None:
     p.add_argument("--dataset", type=Path, help="dataset directory from `heedful generate` or your own")
     p.add_argument("--seed", type=int, default=0, help="run seed (and generation seed without --dataset)")
     p.add_argument("--split", choices=["all", "train", "val", "test"], default="all", help="episodes to run")
-    p.add_argument("--limit", type=int, help="run only the first N episodes (families stay together)")
+    p.add_argument(
+        "--limit",
+        type=int,
+        help="run only the first N episodes (the dataset order keeps each family's instances together)",
+    )
     p.add_argument("--mask", action="store_true", help="feed the agent masked instructions (validity control)")
     p.add_argument("--workers", type=int, default=1, help="local worker processes")
     p.add_argument("--out", type=Path, help="run directory (default runs/SUITE-AGENT[-masked]-seedS)")

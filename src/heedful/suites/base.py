@@ -101,6 +101,10 @@ class Suite(Protocol):
         """Content hash of the episodes, stored in run manifests."""
         ...
 
+    def check_options(self, options: dict[str, Any]) -> None:
+        """Raise ConfigError for a run option the suite does not know."""
+        ...
+
     def training_episodes(self, episodes: Sequence[Any]) -> Sequence[Any]:
         """The episodes agents may fit on (the train split)."""
         ...

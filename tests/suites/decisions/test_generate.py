@@ -165,3 +165,11 @@ def test_an_impossible_config_fails_with_a_typed_error_instead_of_looping() -> N
 def test_config_typos_are_named_with_a_suggestion() -> None:
     with pytest.raises(ConfigError, match="did you mean 'atomic_families'"):
         parse_config({"atomic_familes": 3})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(1, 9))
+def test_the_default_benchmark_generates_for_many_seeds(seed: int) -> None:
+    episodes = generate(seed, GenerationConfig())
+    assert len(episodes) == 4036
+    assert all(solve(ep.candidates, ep.task) == [ep.gold] for ep in episodes[::7])

@@ -70,11 +70,17 @@ def save(episodes: Sequence[DecisionEpisode], out: Path, meta: dict[str, Any]) -
     return summary
 
 
+_TYPE_TAGS = {"str", "int", "float", "bool", "list", "dict"}
+
+
 def _first_error(exc: ValidationError) -> str:
+    """The first problem as 'field X (got V): message', without pydantic's union-member tags in the path."""
     err = exc.errors()[0]
-    where = ".".join(map(str, err["loc"])) or "episode"
+    path = [str(p) for p in err["loc"] if not (str(p) in _TYPE_TAGS or "[" in str(p))]
+    where = ".".join(path) or "episode"
+    got = repr(err.get("input"))[:60]
     more = f" (and {exc.error_count() - 1} more problems)" if exc.error_count() > 1 else ""
-    return f"field {where!r}: {err['msg']}{more}"
+    return f"field {where!r} (got {got}): {err['msg']}{more}"
 
 
 def load_episodes(path: Path) -> list[DecisionEpisode]:

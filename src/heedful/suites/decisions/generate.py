@@ -114,13 +114,23 @@ def _build_anchor(
     )
 
 
-def _multi_hosts(anchors: dict[str, Anchor], count: int, seed: int) -> list[str]:
+def _multi_families(anchors: dict[str, Anchor], count: int, seed: int) -> list[tuple[str, Family]]:
+    """One multi-constraint family on each of `count` anchors, object anchors first, in a seeded order."""
     eligible = sorted(a for a, anchor in anchors.items() if any(len(m) >= 4 for _, m in groups(anchor)))
-    if len(eligible) < count and count > 0:
-        raise GenerationError(f"only {len(eligible)} anchors can host a multi-constraint family; {count} requested")
-    order = derive_rng(seed, "multi-hosts").permutation(len(eligible))
-    preferred = sorted((eligible[i] for i in order), key=lambda a: not a.startswith("obj"))  # object anchors first
-    return preferred[:count]
+    order = [eligible[i] for i in derive_rng(seed, "multi-hosts").permutation(len(eligible))]
+    families: list[tuple[str, Family]] = []
+    for anchor_id in sorted(order, key=lambda a: not a.startswith("obj")):
+        if len(families) == count:
+            break
+        try:
+            families.append(
+                (anchor_id, make_family(anchors[anchor_id], f"{anchor_id}-m01", "multi", seed, set(), len(families)))
+            )
+        except GenerationError:
+            continue  # this anchor's groups admit no biting prohibition; try the next one
+    if len(families) < count:
+        raise GenerationError(f"only {len(families)} anchors can host a multi-constraint family; {count} requested")
+    return families
 
 
 def _visual(families: list[tuple[str, Family]], count: int, seed: int) -> set[str]:
@@ -138,15 +148,15 @@ def _visual(families: list[tuple[str, Family]], count: int, seed: int) -> set[st
 
 
 def generate(
-    seed: int, config: GenerationConfig, progress: Callable[[int], Any] | None = None
+    seed: int, config: GenerationConfig, progress: Callable[[int, int], Any] | None = None
 ) -> list[DecisionEpisode]:
-    """Generate the benchmark. `progress(n)` is called as anchors are finished."""
+    """Generate the benchmark. `progress(1, total_anchors)` is called as each anchor is finished."""
     ids = _anchor_ids(config)
     if config.atomic_families and config.atomic_families < len(ids):
         raise ConfigError(f"atomic_families={config.atomic_families} is below the anchor count {len(ids)}")
     plan = _allocate(config, [a for a, _ in ids], seed)
     splits = _splits(config, ids, seed)
-    turns: dict[str, int] = {c: 0 for c in (*ATOMIC_CATEGORIES, "multi")}
+    turns: dict[str, int] = dict.fromkeys(ATOMIC_CATEGORIES, 0)
     anchors: dict[str, Anchor] = {}
     atomic: list[tuple[str, Family]] = []
     for anchor_id, kind in ids:
@@ -154,12 +164,8 @@ def generate(
         anchors[anchor_id] = anchor
         atomic.extend((anchor_id, f) for f in fams)
         if progress:
-            progress(1)
-    multi = []
-    for anchor_id in _multi_hosts(anchors, config.multi_families, seed):
-        fam = make_family(anchors[anchor_id], f"{anchor_id}-m01", "multi", seed, set(), turns["multi"])
-        turns["multi"] += 1
-        multi.append((anchor_id, fam))
+            progress(1, len(ids))
+    multi = _multi_families(anchors, config.multi_families, seed)
     visual = _visual(atomic, config.visual_families, seed) if config.visual_families else set()
     every = atomic + multi
     order = derive_rng(seed, "family-order").permutation(len(every))

@@ -25,7 +25,7 @@ class DecisionsSuite:
     version = "decisions-v1"
 
     def generate(
-        self, seed: int, config: dict[str, Any] | None = None, progress: Callable[[int], Any] | None = None
+        self, seed: int, config: dict[str, Any] | None = None, progress: Callable[[int, int], Any] | None = None
     ) -> list[DecisionEpisode]:
         return generate(seed, parse_config(config), progress)
 
