@@ -107,6 +107,10 @@ def test_comparison_table_layout() -> None:
 def test_comparison_p_value_formatting() -> None:
     row = ComparisonRow(MCNEMAR_METRIC, "all", None, None, None, None, None, 10, mcnemar_b=0, mcnemar_c=0, p_value=1.0)
     assert "p=1.0000" in render_comparison_table([row])
+    underflow = ComparisonRow(
+        MCNEMAR_METRIC, "all", None, None, None, None, None, 4000, mcnemar_b=3683, mcnemar_c=0, p_value=0.0
+    )
+    assert "p=<1e-300" in render_comparison_table([underflow])
 
 
 def test_json_round_trips_and_never_holds_nan() -> None:

@@ -174,6 +174,8 @@ def _count(k: int | None, n: int, unit: str) -> str:
 def _p_value(p: float | None) -> str:
     if p is None or not math.isfinite(p):
         return MISSING
+    if p == 0.0:  # below the smallest float: the exact value underflowed
+        return "<1e-300"
     return f"{p:.4f}" if p >= 1e-4 else f"{p:.1e}"
 
 
