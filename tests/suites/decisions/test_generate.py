@@ -173,3 +173,10 @@ def test_the_default_benchmark_generates_for_many_seeds(seed: int) -> None:
     episodes = generate(seed, GenerationConfig())
     assert len(episodes) == 4036
     assert all(solve(ep.candidates, ep.task) == [ep.gold] for ep in episodes[::7])
+
+
+def test_every_anchor_state_is_physically_valid_for_the_simulator(default_episodes) -> None:  # type: ignore[no-untyped-def]
+    from heedful.sims.tabletop.spec import scene_from_tabletop_state, validate_scene
+
+    for ep in {ep.anchor_id: ep for ep in default_episodes}.values():
+        validate_scene(scene_from_tabletop_state(ep.state), margin=0.005)  # raises ConfigError on an overlap

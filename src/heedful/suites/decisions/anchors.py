@@ -15,10 +15,10 @@ from pydantic import BaseModel, ConfigDict
 from heedful.errors import GenerationError
 from heedful.suites.decisions.model import AnchorKind, Candidate
 from heedful.suites.decisions.solver import RANK_MARGIN
+from heedful.world.footprints import BOX_SHAPES, SHAPE_DIMS, Polygon, footprint_polygon, polygon_gap
 from heedful.world.objects import (
     COLORS,
     FLAT_TOPPED,
-    MIN_SEPARATION,
     NOUNS,
     ROTATABLE,
     SIZES,
@@ -31,6 +31,7 @@ from heedful.world.reference import referring_expressions
 
 MAX_TRIES = 200
 AXIS_SEPARATION = RANK_MARGIN + 0.01
+FOOTPRINT_GAP = 0.01  # free space between footprints, so a gripper finger fits
 PUSH_DISTANCE = 0.10
 PUSH_DIRECTIONS: dict[str, tuple[float, float]] = {
     "left": (-1.0, 0.0),
@@ -56,53 +57,72 @@ def _choose(rng: np.random.Generator, items: tuple[str, ...] | list[str]) -> str
     return str(items[int(rng.integers(len(items)))])
 
 
-def _sample_positions(rng: np.random.Generator, n: int) -> list[tuple[float, float]]:
-    """Place objects one at a time, each apart from those already placed (restart on a dead end)."""
+def _footprint(obj: TableObject) -> Polygon:
+    return footprint_polygon(obj.shape, SHAPE_DIMS[obj.shape][obj.size], obj.x, obj.y, obj.yaw_deg)
+
+
+def _fits(new: TableObject, placed: list[TableObject]) -> bool:
+    """`new` is apart from every placed object: footprints do not touch, and along both axes its center
+    is farther than the ranking margin from theirs, so spatial orders are never ambiguous."""
+    for o in placed:
+        if abs(new.x - o.x) < AXIS_SEPARATION or abs(new.y - o.y) < AXIS_SEPARATION:
+            return False
+        far_apart = np.hypot(new.x - o.x, new.y - o.y) > _reach(new) + _reach(o) + FOOTPRINT_GAP
+        if not far_apart and polygon_gap(_footprint(new), _footprint(o)) < FOOTPRINT_GAP:
+            return False
+    return True
+
+
+def _reach(obj: TableObject) -> float:
+    """Radius of a circle around the center that covers the footprint (a cheap first test)."""
+    dims = SHAPE_DIMS[obj.shape][obj.size]
+    return float(np.hypot(dims[0], dims[1])) if obj.shape in BOX_SHAPES else dims[0] / np.cos(np.pi / 16)
+
+
+def _place(rng: np.random.Generator, kinds: list[tuple[str, str, str]]) -> list[TableObject]:
+    """Place objects one at a time where they fit (restart on a dead end); largest footprints first."""
+    order = sorted(range(len(kinds)), key=lambda i: -max(SHAPE_DIMS[kinds[i][2]][kinds[i][0]][:2]))
     for _ in range(MAX_TRIES):
-        pts: list[tuple[float, float]] = []
-        for _ in range(MAX_TRIES):
-            if len(pts) == n:
-                return pts
-            x = round(float(rng.uniform(TABLE_X[0] + 0.05, TABLE_X[1] - 0.05)), 3)
-            y = round(float(rng.uniform(TABLE_Y[0] + 0.04, TABLE_Y[1] - 0.04)), 3)
-            if _well_separated([*pts, (x, y)]):
-                pts.append((x, y))
-        if len(pts) == n:
-            return pts
-    raise GenerationError(f"could not place {n} objects apart in {MAX_TRIES} tries; lower the object count")
+        placed: dict[int, TableObject] = {}
+        for i in order:
+            size, color, shape = kinds[i]
+            yaw = float(rng.choice([0, 45, 90])) if shape in ("block", "bar") else 0.0
+            for _ in range(MAX_TRIES):
+                x = round(float(rng.uniform(TABLE_X[0] + 0.05, TABLE_X[1] - 0.05)), 3)
+                y = round(float(rng.uniform(TABLE_Y[0] + 0.04, TABLE_Y[1] - 0.04)), 3)
+                obj = TableObject(name=f"obj{i}", size=size, color=color, shape=shape, x=x, y=y, yaw_deg=yaw)  # type: ignore[arg-type]
+                if _fits(obj, list(placed.values())):
+                    placed[i] = obj
+                    break
+            else:
+                break  # dead end: start the whole layout again
+        if len(placed) == len(kinds):
+            return [placed[i] for i in range(len(kinds))]
+    raise GenerationError(f"could not place {len(kinds)} objects apart in {MAX_TRIES} tries; lower the object count")
 
 
-def _well_separated(pts: list[tuple[float, float]]) -> bool:
-    """The newest point is apart from every earlier one, along each axis and in distance."""
-    xa, ya = pts[-1]
-    return all(
-        abs(xa - xb) >= AXIS_SEPARATION
-        and abs(ya - yb) >= AXIS_SEPARATION
-        and np.hypot(xa - xb, ya - yb) >= MIN_SEPARATION
-        for xb, yb in pts[:-1]
-    )
+def _sample_objects(rng: np.random.Generator, n: int, shapes: tuple[str, ...], bowl: bool = False) -> list[TableObject]:
+    """n objects with unique (size, color, shape) drawn from a small palette, so attributes overlap.
 
-
-def _sample_objects(rng: np.random.Generator, n: int, shapes: tuple[str, ...]) -> list[TableObject]:
-    """n objects with unique (size, color, shape) drawn from a small palette, so attributes overlap."""
+    With `bowl`, the last of them is a large bowl.
+    """
     palette = list(rng.choice(COLORS, size=int(rng.integers(2, 4)), replace=False))
     shape_pool = list(rng.choice(shapes, size=min(len(shapes), int(rng.integers(2, 5))), replace=False))
     seen: set[tuple[str, str, str]] = set()
-    attrs: list[tuple[str, str, str]] = []
+    kinds: list[tuple[str, str, str]] = []
+    wanted = n - 1 if bowl else n
     for _ in range(MAX_TRIES):
-        if len(attrs) == n:
+        if len(kinds) == wanted:
             break
         triple = (_choose(rng, SIZES), _choose(rng, palette), _choose(rng, shape_pool))
         if triple not in seen:
             seen.add(triple)
-            attrs.append(triple)
-    if len(attrs) < n:
+            kinds.append(triple)
+    if len(kinds) < wanted:
         raise GenerationError(f"could not draw {n} distinct objects from the palette in {MAX_TRIES} tries")
-    positions = _sample_positions(rng, n)
-    return [
-        TableObject(name=f"obj{i}", size=s, color=c, shape=sh, x=x, y=y, yaw_deg=float(rng.choice([0, 45, 90])))  # type: ignore[arg-type]
-        for i, ((s, c, sh), (x, y)) in enumerate(zip(attrs, positions, strict=True))
-    ]
+    if bowl:
+        kinds.append(("large", _choose(rng, palette), "bowl"))
+    return _place(rng, kinds)
 
 
 def _object_attrs(obj: TableObject) -> dict[str, str]:
@@ -171,8 +191,13 @@ def _stack_on(obj: TableObject, state: TabletopState, rng: np.random.Generator) 
 def _push(obj: TableObject, state: TabletopState, rng: np.random.Generator) -> dict[str, object] | None:
     options = []
     for name, (dx, dy) in PUSH_DIRECTIONS.items():
-        x, y = obj.x + dx * PUSH_DISTANCE, obj.y + dy * PUSH_DISTANCE
-        if TABLE_X[0] <= x <= TABLE_X[1] and TABLE_Y[0] <= y <= TABLE_Y[1]:
+        moved = obj.model_copy(update={"x": obj.x + dx * PUSH_DISTANCE, "y": obj.y + dy * PUSH_DISTANCE})
+        on_table = TABLE_X[0] <= moved.x <= TABLE_X[1] and TABLE_Y[0] <= moved.y <= TABLE_Y[1]
+        others = [o for o in state.objects if o.name != obj.name]
+        # the pushed object's path must be clear: no other footprint at the halfway point or at the end
+        halfway = obj.model_copy(update={"x": obj.x + dx * PUSH_DISTANCE / 2, "y": obj.y + dy * PUSH_DISTANCE / 2})
+        clear = all(polygon_gap(_footprint(p), _footprint(o)) >= 0 for p in (halfway, moved) for o in others)
+        if on_table and clear:
             options.append(name)
     if not options:
         return None
@@ -210,9 +235,8 @@ def action_anchor(anchor_id: str, rng: np.random.Generator) -> Anchor:
     """An action-sequence anchor: a state plus 3-5 distinct executable actions over its objects."""
     for _ in range(MAX_TRIES):
         n_objects = int(rng.integers(3, 7))
-        objects = _sample_objects(rng, n_objects, OBJECT_SHAPES)
-        if rng.random() < 0.6:  # a bowl makes "place in" feasible
-            objects[-1] = objects[-1].model_copy(update={"shape": "bowl", "size": "large"})
+        with_bowl = bool(rng.random() < 0.6)  # a bowl makes "place in" feasible
+        objects = _sample_objects(rng, n_objects, OBJECT_SHAPES, bowl=with_bowl)
         state = TabletopState(objects=tuple(objects))
         if len({o.describe() for o in objects}) < len(objects):
             continue
