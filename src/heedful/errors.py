@@ -37,3 +37,15 @@ class AgentTimeoutError(HeedfulError):
 
 class MissingDependencyError(HeedfulError):
     """An optional dependency is not installed; the message names the extra to install."""
+
+
+class BudgetExceededError(HeedfulError):
+    """A run's budget (--max-cost, --max-requests) is spent: the run stops cleanly, resumable with a larger one."""
+
+
+class InvalidActionError(HeedfulError):
+    """An action sent to a simulator is malformed (wrong shape, NaN, inf); the simulation was not touched."""
+
+
+class SimulationError(HeedfulError):
+    """The physics became unstable (non-finite state, runaway velocities); the last good state was restored."""
