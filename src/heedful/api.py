@@ -15,7 +15,7 @@ from heedful.errors import ConfigError, RunError
 from heedful.records import Record
 from heedful.suites.base import MetricRow
 
-SPLITS = ("all", "train", "val", "test")
+SPLITS = ("all", "train", "val", "test", "val_seen", "val_unseen", "test_seen", "test_unseen")
 
 
 def load_or_generate(suite: Any, dataset: Path | None, seed: int, progress: bool = False) -> tuple[list[Any], str]:
@@ -29,7 +29,11 @@ def select(episodes: Sequence[Any], split: str) -> list[Any]:
     """Episodes of one split ("all" keeps every episode, in dataset order)."""
     if split not in SPLITS:
         raise ConfigError(f"unknown split {split!r}; choose one of {', '.join(SPLITS)}")
-    return list(episodes) if split == "all" else [ep for ep in episodes if getattr(ep, "split", None) == split]
+    if split == "all":
+        return list(episodes)
+    # household splits are val_seen, val_unseen, ...: "val" selects both of its parts
+    parts = [str(getattr(ep, "split", None)) for ep in episodes]
+    return [ep for ep, part in zip(episodes, parts, strict=True) if split in (part, part.rsplit("_", 1)[0])]
 
 
 def evaluate(
@@ -89,23 +93,42 @@ def report(
     run_dir: Path | str, *, resamples: int = 10_000, cluster: str = "family", seed: int = 0
 ) -> tuple[list[MetricRow], str]:
     """Metric rows of a run and a one-line title describing it."""
+    _, rows, title = _report(run_dir, resamples=resamples, cluster=cluster, seed=seed)
+    return rows, title
+
+
+def report_text(run_dir: Path | str, *, resamples: int = 10_000, cluster: str = "family", seed: int = 0) -> str:
+    """The report as a terminal table, in the suite's own layout, with a usage line for model runs."""
+    from heedful.metrics.usage import USAGE_GROUP, format_usage
+
+    suite, rows, title = _report(run_dir, resamples=resamples, cluster=cluster, seed=seed)
+    text = suite.render_report([row for row in rows if row.group != USAGE_GROUP], title)
+    usage = format_usage(rows)
+    return f"{text}\n{usage}" if usage else str(text)
+
+
+def _report(run_dir: Path | str, *, resamples: int, cluster: str, seed: int) -> tuple[Any, list[MetricRow], str]:
+    from heedful.metrics.usage import usage_rows
     from heedful.suites.registry import get_suite
 
     manifest, records = _records(run_dir)
     spec = manifest.spec
     suite = get_suite(spec.suite)
     rows = suite.report(records, {"resamples": resamples, "cluster": cluster, "seed": seed})
+    rows += usage_rows(records, wall_time_s=manifest.wall_time_s, prices=manifest.agent.get("prices"))
     mode = " (masked instructions)" if spec.options.get("mask") else ""
+    if "constrained" in manifest.agent:  # language-model agents say how the answer format was enforced
+        mode += " | output " + ("constrained (json_schema)" if manifest.agent["constrained"] else "unconstrained")
     title = (
         f"{spec.suite} | agent {spec.agent}{mode} | {len(records)} records | state {manifest.state} | "
         f"dataset {spec.dataset_hash[:19]}"
     )
-    return rows, title
+    return suite, rows, title
 
 
 def compare(run_a: Path | str, run_b: Path | str, *, resamples: int = 10_000, seed: int = 0) -> list[Any]:
     """Paired comparison of two runs of one suite on the same dataset."""
-    from heedful.metrics.compare import compare_decision_runs
+    from heedful.suites.registry import get_suite
 
     manifest_a, records_a = _records(run_a)
     manifest_b, records_b = _records(run_b)
@@ -116,4 +139,4 @@ def compare(run_a: Path | str, run_b: Path | str, *, resamples: int = 10_000, se
             f"the runs used different datasets ({manifest_a.spec.dataset_hash[:19]} vs "
             f"{manifest_b.spec.dataset_hash[:19]}); a paired comparison needs the same episodes"
         )
-    return compare_decision_runs(records_a, records_b, resamples=resamples, seed=seed)
+    return list(get_suite(manifest_a.spec.suite).compare(records_a, records_b, resamples=resamples, seed=seed))

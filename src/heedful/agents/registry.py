@@ -20,6 +20,9 @@ AGENTS: Registry[Any] = Registry(
         "decisions/oracle": "heedful.agents.decisions:OracleAgent",
         "decisions/random-valid": "heedful.agents.decisions:RandomValidAgent",
         "decisions/majority": "heedful.agents.decisions:MajorityAgent",
+        "household/oracle": "heedful.agents.household:OracleAgent",
+        "household/commonsense": "heedful.agents.household:CommonsenseAgent",
+        "decisions/llm": "heedful.agents.llm:LLMDecisionAgent",
     },
 )
 

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from heedful.cli.llm_args import add_llm_args, llm_agent_args
 from heedful.cli.parser import key_values
 
 SUITE_NAMES = ["decisions"]
@@ -81,7 +82,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
         progress.close()
     summary = suite.save_dataset(episodes, args.out, {"seed": args.seed, "config": config})
     counts = summary["counts"]
-    print(f"wrote {counts['instances']} episodes in {counts['families']} families to {args.out}")
+    groups = f" in {counts['families']} families" if "families" in counts else ""
+    print(f"wrote {counts['instances']} episodes{groups} to {args.out}")
     print(f"content hash {summary['content_hash']}")
     return 0
 
@@ -105,7 +107,12 @@ def add_run(sub: Any, formatter: Any) -> None:
     p.add_argument("--agent-arg", action="append", metavar="KEY=VALUE", help="agent keyword argument (repeatable)")
     p.add_argument("--dataset", type=Path, help="dataset directory from `heedful generate` or your own")
     p.add_argument("--seed", type=int, default=0, help="run seed (and generation seed without --dataset)")
-    p.add_argument("--split", choices=["all", "train", "val", "test"], default="all", help="episodes to run")
+    p.add_argument(
+        "--split",
+        choices=["all", "train", "val", "test", "val_seen", "val_unseen", "test_seen", "test_unseen"],
+        default="all",
+        help="episodes to run (household: val / test select both their seen and unseen parts)",
+    )
     p.add_argument(
         "--limit",
         type=int,
@@ -116,27 +123,37 @@ def add_run(sub: Any, formatter: Any) -> None:
     p.add_argument("--out", type=Path, help="run directory (default runs/SUITE-AGENT[-masked]-seedS)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    add_llm_args(p)
     p.set_defaults(handler=cmd_run)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from heedful.agents.registry import agent_class
     from heedful.api import evaluate
+    from heedful.errors import BudgetExceededError
 
     out = args.out or Path("runs") / f"{args.suite}-{args.agent}{'-masked' if args.mask else ''}-seed{args.seed}"
-    result = evaluate(
-        suite=args.suite,
-        agent=args.agent,
-        agent_args=key_values(args.agent_arg, "--agent-arg"),
-        out=out,
-        dataset=args.dataset,
-        seed=args.seed,
-        split=args.split,
-        limit=args.limit,
-        options={"mask": True} if args.mask else {},
-        workers=args.workers,
-        resume=args.resume,
-        progress=not args.no_progress,
-    )
+    agent_args = key_values(args.agent_arg, "--agent-arg")
+    agent_args = llm_agent_args(args, agent_class(args.agent, args.suite), args.agent, agent_args)
+    try:
+        result = evaluate(
+            suite=args.suite,
+            agent=args.agent,
+            agent_args=agent_args,
+            out=out,
+            dataset=args.dataset,
+            seed=args.seed,
+            split=args.split,
+            limit=args.limit,
+            options={"mask": True} if args.mask else {},
+            workers=args.workers,
+            resume=args.resume,
+            progress=not args.no_progress,
+        )
+    except BudgetExceededError as exc:
+        print(f"heedful: run {out} stopped: {exc}", file=sys.stderr)
+        print(f"heedful: rerun the same command with --resume --out {out} and a larger budget", file=sys.stderr)
+        return 3
     counts = ", ".join(f"{k} {v}" for k, v in sorted(result.counts.items()))
     print(f"run {out}: {counts}")
     print(f"report: heedful report {out}")
@@ -165,11 +182,15 @@ def add_report(sub: Any, formatter: Any) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from heedful.api import report
-    from heedful.report.render import render_metric_table, rows_to_json
+    from heedful.api import report, report_text
+    from heedful.report.render import rows_to_json
 
-    rows, title = report(args.run, resamples=args.resamples, cluster=args.cluster, seed=args.seed)
-    print(rows_to_json(rows) if args.format == "json" else render_metric_table(rows, title=title))
+    options = {"resamples": args.resamples, "cluster": args.cluster, "seed": args.seed}
+    if args.format == "json":
+        rows, _ = report(args.run, **options)
+        print(rows_to_json(rows))
+    else:
+        print(report_text(args.run, **options))
     return 0
 
 
@@ -234,9 +255,9 @@ def add_schema(sub: Any, formatter: Any) -> None:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    from heedful.suites.decisions.dataset import schema_text
+    from heedful.suites.registry import get_suite
 
-    sys.stdout.write(schema_text())
+    sys.stdout.write(get_suite(args.suite).episode_schema())
     return 0
 
 
@@ -254,4 +275,34 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
-REGISTRARS = [add_generate, add_run, add_report, add_export, add_compare, add_schema, add_list]
+# --- replay
+
+
+def add_replay(sub: Any, formatter: Any) -> None:
+    p = sub.add_parser(
+        "replay",
+        formatter_class=formatter,
+        help="animate one episode of a household run (GIF)",
+        description=(
+            "Re-execute the tool calls an agent made in one episode of a household run (the simulator is "
+            "deterministic) and draw every step top-down: the agent with its field of view, the human, the "
+            "objects. Writes an animated GIF, or the last frame as PNG when FILE ends in .png."
+        ),
+    )
+    p.add_argument("run", type=Path, help="run directory")
+    p.add_argument("episode_id", help="episode id, e.g. val_seen-s_hum-001")
+    p.add_argument("--out", type=Path, required=True, help="output file (.gif or .png)")
+    p.add_argument("--dataset", type=Path, help="dataset directory (default: the run's own source)")
+    p.add_argument("--every", type=int, default=2, help="draw every N-th step")
+    p.set_defaults(handler=cmd_replay)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from heedful.suites.household.replay import write_replay
+
+    summary = write_replay(args.run, args.episode_id, args.out, dataset=args.dataset, every=args.every)
+    print(summary)
+    return 0
+
+
+REGISTRARS = [add_generate, add_run, add_report, add_export, add_compare, add_schema, add_list, add_replay]

@@ -26,6 +26,7 @@ from heedful.metrics.stats import Interval, mcnemar_exact, paired_cluster_bootst
 from heedful.records import Record
 from heedful.seeding import derive_rng
 
+MCNEMAR_PREFIX = "mcnemar_"
 MCNEMAR_METRIC = "mcnemar_accuracy"
 
 

@@ -21,6 +21,7 @@ def record_row(record: Record) -> dict[str, Any]:
     """A flat row: the record's fields with its grouping keys lifted to columns."""
     row: dict[str, Any] = {"episode_id": record.episode_id, "index": record.index}
     row.update(record.keys)
+    row.update(record.scores)  # per-episode scores (household: success, spl, steps, ...) as columns too
     if "visual" in row:
         row["visual"] = row["visual"] == "true"
     row.update(

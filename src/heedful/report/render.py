@@ -12,7 +12,7 @@ import math
 from collections.abc import Sequence
 from typing import Any, Protocol, TypeVar
 
-from heedful.metrics.compare import MCNEMAR_METRIC, ComparisonRow
+from heedful.metrics.compare import MCNEMAR_PREFIX, ComparisonRow
 from heedful.suites.base import MetricRow
 
 STATUS_GROUP = "status"
@@ -74,7 +74,7 @@ def render_comparison_table(rows: Sequence[ComparisonRow], title: str | None = N
         The table as text, ending without a newline.
     """
     header = ["metric", "A", "B", "A - B (pp)", "95% CI (pp)", "n"]
-    diff_rows = [row for row in rows if row.metric != MCNEMAR_METRIC]
+    diff_rows = [row for row in rows if not row.metric.startswith(MCNEMAR_PREFIX)]
     cells = {id(row): _comparison_cells(row) for row in diff_rows}
     widths = _widths([header, *cells.values()])
     methods = sorted({row.ci_method for row in diff_rows})
@@ -83,7 +83,7 @@ def render_comparison_table(rows: Sequence[ComparisonRow], title: str | None = N
     for group, block in _blocks(rows):
         lines.extend(["", group, _format(header, widths)])
         for row in block:
-            if row.metric == MCNEMAR_METRIC:
+            if row.metric.startswith(MCNEMAR_PREFIX):
                 lines.append("  " + _mcnemar_line(row))
             else:
                 lines.append(_format(cells[id(row)], widths))
@@ -127,8 +127,9 @@ def _status_line(rows: Sequence[MetricRow]) -> str:
 
 
 def _mcnemar_line(row: ComparisonRow) -> str:
+    measure = row.metric.removeprefix(MCNEMAR_PREFIX)
     return (
-        f"McNemar (accuracy): b={row.mcnemar_b} (A right, B wrong), c={row.mcnemar_c} (A wrong, B right), "
+        f"McNemar ({measure}): b={row.mcnemar_b} (A right, B wrong), c={row.mcnemar_c} (A wrong, B right), "
         f"n={row.n}, p={_p_value(row.p_value)}"
     )
 

@@ -1,5 +1,8 @@
 """Execution backends: run episodes serially or in a pool of local worker processes.
 
+An agent that declares `concurrency = N` (a language-model agent waiting on a server) gets up to N rollouts
+in flight in threads, in the serial backend and inside each worker process alike.
+
 Both backends yield batches of records and never touch the store; the caller (the main process) writes
 them. Each episode draws its randomness from `derive_seed(run_seed, episode_id)`, so a record is the same
 whichever backend, worker count or completion order produced it.
@@ -17,8 +20,8 @@ import signal
 import threading
 import time
 import traceback
-from collections.abc import Generator, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from collections.abc import Generator, Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +29,7 @@ from typing import Any
 
 from heedful.agents.base import Fittable
 from heedful.agents.registry import AGENTS, agent_class, make_agent
-from heedful.errors import AgentInterfaceError, AgentTimeoutError, RunError
+from heedful.errors import AgentInterfaceError, AgentTimeoutError, BudgetExceededError, ConfigError, RunError
 from heedful.records import Record, Status
 from heedful.runner.manifest import RunSpec
 from heedful.seeding import derive_seed
@@ -73,10 +76,12 @@ def rollout_one(suite: Suite, agent: Any, episode: Any, index: int, spec: RunSpe
     start = time.perf_counter()
     try:
         record = suite.rollout(episode, agent, context)
+    except BudgetExceededError:
+        raise  # not an outcome of this episode: the run stops and the episode stays unattempted
     except AgentInterfaceError as exc:
-        record = suite.failure_record(episode, context, Status.INTERFACE_ERROR, str(exc) or type(exc).__name__)
+        record = _failure(suite, episode, context, Status.INTERFACE_ERROR, exc)
     except AgentTimeoutError as exc:
-        record = suite.failure_record(episode, context, Status.TIMEOUT, str(exc) or type(exc).__name__)
+        record = _failure(suite, episode, context, Status.TIMEOUT, exc)
     except Exception as exc:
         record = suite.failure_record(episode, context, Status.CRASHED, crash_message(exc))
     wall_s = time.perf_counter() - start
@@ -87,6 +92,70 @@ def rollout_one(suite: Suite, agent: Any, episode: Any, index: int, spec: RunSpe
             "fix the suite's rollout"
         )
     return record.model_copy(update={"timing": {**record.timing, "wall_s": wall_s}})
+
+
+def _failure(suite: Suite, episode: Any, context: RolloutContext, status: Status, exc: Exception) -> Record:
+    # An agent error may carry what the failed episode spent (`usage`, as for language-model requests).
+    record = suite.failure_record(episode, context, status, str(exc) or type(exc).__name__)
+    usage = getattr(exc, "usage", None)
+    if isinstance(usage, dict) and usage:
+        record = record.model_copy(update={"usage": {**record.usage, **{str(k): int(v) for k, v in usage.items()}}})
+    return record
+
+
+def agent_concurrency(agent: Any) -> int:
+    """Rollouts an agent wants in flight at once (its `concurrency` attribute; 1 when it has none).
+
+    Raises:
+        ConfigError: `concurrency` is not a positive integer.
+    """
+    value = getattr(agent, "concurrency", 1)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ConfigError(f"agent concurrency must be a positive integer, got {value!r}")
+    return value
+
+
+def rollouts(
+    suite: Suite, agent: Any, items: Iterable[tuple[int, Any]], spec: RunSpec, concurrency: int = 1
+) -> Iterator[Record]:
+    """Roll out (index, episode) pairs, yielding each record as it finishes.
+
+    With `concurrency > 1`, that many rollouts run at once in threads, so the agent must be thread-safe
+    (a language-model agent waiting on a server). Records are the same as serially: each rollout depends
+    only on its episode and its derived seed. When a rollout raises (a budget stop), no new rollout
+    starts; those in flight finish and are yielded, then the error is re-raised.
+    """
+    if concurrency <= 1:
+        for index, episode in items:
+            yield rollout_one(suite, agent, episode, index, spec)
+        return
+    yield from _threaded(suite, agent, iter(items), spec, concurrency)
+
+
+def _threaded(
+    suite: Suite, agent: Any, queue: Iterator[tuple[int, Any]], spec: RunSpec, concurrency: int
+) -> Iterator[Record]:
+    executor = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="heedful-rollout")
+    pending: set[Future[Record]] = set()
+    error: BaseException | None = None
+    try:
+        while True:
+            while error is None and len(pending) < concurrency and (item := next(queue, None)) is not None:
+                pending.add(executor.submit(rollout_one, suite, agent, item[1], item[0], spec))
+            if not pending:
+                break
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                failure = future.exception()
+                if failure is None:
+                    yield future.result()
+                elif error is None:
+                    error = failure
+        if error is not None:
+            raise error
+    finally:
+        # Interrupted or closed early: start nothing new; threads in flight end with their request.
+        executor.shutdown(wait=False, cancel_futures=True)
 
 
 def fit_agent(agent: Any, train: Sequence[Any]) -> None:
@@ -109,8 +178,8 @@ def _serial(work: Work) -> Generator[list[Record], None, None]:
     if not work.todo:
         return
     fit_agent(work.agent, work.train)
-    for index, episode in work.todo:
-        yield [rollout_one(work.suite, work.agent, episode, index, work.spec)]
+    for record in rollouts(work.suite, work.agent, work.todo, work.spec, agent_concurrency(work.agent)):
+        yield [record]
 
 
 # --- process pool: main-process side -----------------------------------------------------------------
@@ -264,11 +333,11 @@ def _run_chunk(items: list[tuple[int, str]]) -> dict[str, Any]:
     """Pool task: roll out a chunk of (index, episode JSON) pairs; return record JSON texts or an error."""
     if _STATE is None:
         return {"error": _SETUP_ERROR or "the worker was not set up"}
+    state = _STATE
     try:
-        records = []
-        for index, text in items:
-            episode = _STATE.suite.parse_episode(text)
-            records.append(rollout_one(_STATE.suite, _STATE.agent, episode, index, _STATE.spec).model_dump_json())
+        pairs = ((index, state.suite.parse_episode(text)) for index, text in items)
+        concurrency = agent_concurrency(state.agent)
+        records = [r.model_dump_json() for r in rollouts(state.suite, state.agent, pairs, state.spec, concurrency)]
     except Exception:
         return {"error": traceback.format_exc()}
     return {"records": records}

@@ -20,7 +20,8 @@ MANIFEST_NAME = "manifest.json"
 MANIFEST_SCHEMA_VERSION = "heedful-run/1"
 GIT_TIMEOUT_S = 3.0
 
-RunState = Literal["running", "finished", "interrupted", "failed"]
+RunState = Literal["running", "finished", "interrupted", "failed", "stopped"]
+"""`stopped`: the run ended early on purpose (its budget was spent); `stop_reason` says why. Resumable."""
 
 
 class RunSpec(BaseModel):
@@ -54,6 +55,7 @@ class RunManifest(BaseModel):
     started_at: str = Field(description="UTC ISO time the run was first started.")
     finished_at: str | None = Field(default=None, description="UTC ISO time the last session ended.")
     state: RunState = "running"
+    stop_reason: str | None = Field(default=None, description="Why a `stopped` run stopped.")
     agent: dict[str, Any] = Field(default_factory=dict, description="The agent's own description.")
     counts: dict[str, int] = Field(default_factory=dict, description="Stored records per status.")
     wall_time_s: float = Field(default=0.0, description="Wall time summed over every session of the run.")

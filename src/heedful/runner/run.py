@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from heedful.agents.base import Fittable, describe_agent
 from heedful.agents.registry import make_agent
-from heedful.errors import ConfigError, DatasetError, RunError
+from heedful.errors import BudgetExceededError, ConfigError, DatasetError, RunError
 from heedful.records import Status
 from heedful.runner.backends import Work, execute
 from heedful.runner.manifest import (
@@ -89,6 +89,12 @@ def run(
         ConfigError: `spec` does not match the suite or the episodes.
         KeyboardInterrupt: re-raised after the manifest is marked "interrupted" and every finished
             record is saved; the caller should tell the user to resume with `--resume`.
+        BudgetExceededError: the agent's budget is spent; re-raised after the manifest is marked "stopped"
+            (with the reason) and every finished record is saved. Episodes not attempted have no record.
+
+    An agent may declare `concurrency` (rollouts in flight, see `backends.rollouts`), `session_args` (names
+    of its arguments a resume may change, such as a budget), `charge_previous_usage(totals)` (told the
+    summed `usage` of the stored records before a session starts) and `close()` (called when the run ends).
     """
     if workers < 1:
         raise ConfigError(f"workers must be at least 1, got {workers}")
@@ -96,13 +102,43 @@ def run(
     suite = get_suite(spec.suite)
     _check_episodes(spec, suite, episodes)
     agent = make_agent(spec.agent, spec.agent_args, suite=spec.suite)
-    manifest = _open_manifest(spec, run_dir, resume, describe_agent(agent), workers)
+    try:
+        if workers > 1 and getattr(agent, "has_budget", False):
+            raise ConfigError(
+                "a budget (--max-cost / --max-requests) is enforced in one process: run with --workers 1 "
+                "(use --concurrency N to keep several requests in flight)"
+            )
+        session_args = frozenset(getattr(agent, "session_args", ()))
+        manifest = _open_manifest(spec, run_dir, resume, describe_agent(agent), workers, session_args)
+        return _run_session(spec, suite, agent, episodes, train, run_dir, manifest, workers, progress, retry_failed)
+    finally:
+        close = getattr(agent, "close", None)
+        if callable(close):
+            close()
+
+
+def _run_session(
+    spec: RunSpec,
+    suite: Suite,
+    agent: Any,
+    episodes: Sequence[Any],
+    train: Sequence[Any] | None,
+    run_dir: Path,
+    manifest: RunManifest,
+    workers: int,
+    progress: bool,
+    retry_failed: bool,
+) -> RunResult:
     started = time.monotonic()
     with RunStore(run_dir) as store:
         try:
             todo = _todo(spec, episodes, store, retry_failed)
+            _charge_previous_usage(agent, store)
             fit_on = _training(suite, agent, episodes if train is None else train)
             newly_run = _execute(Work(spec, suite, agent, fit_on, todo), workers, store, progress)
+        except BudgetExceededError as exc:
+            _finish_after_error(exc, run_dir, manifest, store, "stopped", started, reason=str(exc))
+            raise
         except KeyboardInterrupt as exc:
             _finish_after_error(exc, run_dir, manifest, store, "interrupted", started)
             raise
@@ -111,6 +147,17 @@ def run(
             raise
         manifest = _finish(run_dir, manifest, store, "finished", started)
     return RunResult(run_dir=run_dir, manifest=manifest, counts=dict(manifest.counts), newly_run=newly_run)
+
+
+def _charge_previous_usage(agent: Any, store: RunStore) -> None:
+    charge = getattr(agent, "charge_previous_usage", None)
+    if not callable(charge):
+        return
+    totals: dict[str, int] = {}
+    for record in store.records():
+        for key, value in record.usage.items():
+            totals[key] = totals.get(key, 0) + value
+    charge(totals)
 
 
 def _check_episodes(spec: RunSpec, suite: Suite, episodes: Sequence[Any]) -> None:
@@ -140,7 +187,9 @@ def _limit_key(limit: int | None) -> float:
     return float("inf") if limit is None else float(limit)
 
 
-def _open_manifest(spec: RunSpec, run_dir: Path, resume: bool, agent: dict[str, Any], workers: int) -> RunManifest:
+def _open_manifest(
+    spec: RunSpec, run_dir: Path, resume: bool, agent: dict[str, Any], workers: int, session_args: frozenset[str]
+) -> RunManifest:
     """Create the run directory's manifest, or reopen the stored one for a resume."""
     if run_dir.exists() and not run_dir.is_dir():
         raise RunError(f"run directory {run_dir} is a file; choose another --out")
@@ -149,7 +198,7 @@ def _open_manifest(spec: RunSpec, run_dir: Path, resume: bool, agent: dict[str, 
             raise RunError(
                 f"run directory {run_dir} already holds a run; pass --resume to continue it or choose another --out"
             )
-        return _resumed_manifest(read_manifest(run_dir), spec, run_dir, agent, workers)
+        return _resumed_manifest(read_manifest(run_dir), spec, run_dir, agent, workers, session_args)
     if not resume and run_dir.is_dir() and any(run_dir.iterdir()):
         raise RunError(
             f"run directory {run_dir} is not empty but holds no run; choose another --out "
@@ -161,10 +210,23 @@ def _open_manifest(spec: RunSpec, run_dir: Path, resume: bool, agent: dict[str, 
     return manifest
 
 
+def _without_session_args(spec: RunSpec, session_args: frozenset[str]) -> RunSpec:
+    kept = {key: value for key, value in spec.agent_args.items() if key not in session_args}
+    return spec.model_copy(update={"agent_args": kept})
+
+
 def _resumed_manifest(
-    stored: RunManifest, spec: RunSpec, run_dir: Path, agent: dict[str, Any], workers: int
+    stored: RunManifest,
+    spec: RunSpec,
+    run_dir: Path,
+    agent: dict[str, Any],
+    workers: int,
+    session_args: frozenset[str],
 ) -> RunManifest:
-    differing = spec_differences(stored.spec, spec)
+    # Session arguments (a budget, a timeout) may change on resume; everything that decides results may not.
+    differing = spec_differences(
+        _without_session_args(stored.spec, session_args), _without_session_args(spec, session_args)
+    )
     if differing:
         old, new = stored.spec.model_dump(mode="json"), spec.model_dump(mode="json")
         details = "; ".join(f"{name}: stored {old[name]!r}, requested {new[name]!r}" for name in differing)
@@ -181,6 +243,7 @@ def _resumed_manifest(
         update={
             "spec": spec,
             "state": "running",
+            "stop_reason": None,
             "finished_at": None,
             "agent": agent,
             "sessions": stored.sessions + 1,
@@ -224,10 +287,18 @@ def _execute(work: Work, workers: int, store: RunStore, progress: bool) -> int:
     return newly_run
 
 
-def _finish(run_dir: Path, manifest: RunManifest, store: RunStore, state: RunState, started: float) -> RunManifest:
+def _finish(
+    run_dir: Path,
+    manifest: RunManifest,
+    store: RunStore,
+    state: RunState,
+    started: float,
+    reason: str | None = None,
+) -> RunManifest:
     final = manifest.model_copy(
         update={
             "state": state,
+            "stop_reason": reason,
             "finished_at": utc_now(),
             "counts": store.count_by_status(),
             "wall_time_s": manifest.wall_time_s + (time.monotonic() - started),
@@ -238,10 +309,16 @@ def _finish(run_dir: Path, manifest: RunManifest, store: RunStore, state: RunSta
 
 
 def _finish_after_error(
-    exc: BaseException, run_dir: Path, manifest: RunManifest, store: RunStore, state: RunState, started: float
+    exc: BaseException,
+    run_dir: Path,
+    manifest: RunManifest,
+    store: RunStore,
+    state: RunState,
+    started: float,
+    reason: str | None = None,
 ) -> None:
     # Never let a failure to update the manifest hide the error that stopped the run.
     try:
-        _finish(run_dir, manifest, store, state, started)
+        _finish(run_dir, manifest, store, state, started, reason)
     except Exception as err:
         exc.add_note(f"heedful could not mark {run_dir / MANIFEST_NAME} as {state}: {err}")

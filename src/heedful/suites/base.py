@@ -93,6 +93,10 @@ class Suite(Protocol):
         """Write the dataset files, return the dataset summary (counts and content hash)."""
         ...
 
+    def episode_schema(self) -> str:
+        """The JSON Schema of one episode line, as text."""
+        ...
+
     def parse_episode(self, text: str) -> Any:
         """Rebuild an episode from its `model_dump_json()` text (used across process boundaries)."""
         ...
@@ -115,6 +119,16 @@ class Suite(Protocol):
 
     def failure_record(self, episode: Any, context: RolloutContext, status: Status, error: str) -> Record:
         """A record for an episode that did not produce a scoreable answer (interface error, timeout, crash)."""
+        ...
+
+    def compare(
+        self, records_a: Sequence[Record], records_b: Sequence[Record], *, resamples: int, seed: int
+    ) -> list[Any]:
+        """Paired comparison rows (metric differences with intervals, McNemar) of two runs of one dataset."""
+        ...
+
+    def render_report(self, rows: Sequence[MetricRow], title: str) -> str:
+        """The report as terminal text, in the suite's own layout."""
         ...
 
     def report(self, records: Sequence[Record], options: dict[str, Any]) -> list[MetricRow]:

@@ -9,7 +9,10 @@ from heedful.registry import Registry
 SUITES: Registry[Any] = Registry(
     kind="suite",
     group="heedful.suites",
-    builtins={"decisions": "heedful.suites.decisions.suite:DecisionsSuite"},
+    builtins={
+        "decisions": "heedful.suites.decisions.suite:DecisionsSuite",
+        "household": "heedful.suites.household.suite:HouseholdSuite",
+    },
 )
 
 

@@ -35,6 +35,9 @@ class DecisionsSuite:
     def save_dataset(self, episodes: Sequence[DecisionEpisode], out: Path, meta: dict[str, Any]) -> dict[str, Any]:
         return dataset.save(episodes, out, {"suite": self.name, "version": self.version, **meta})
 
+    def episode_schema(self) -> str:
+        return dataset.schema_text()
+
     def parse_episode(self, text: str) -> DecisionEpisode:
         return DecisionEpisode.model_validate_json(text)
 
@@ -81,6 +84,18 @@ class DecisionsSuite:
 
     def failure_record(self, episode: DecisionEpisode, context: RolloutContext, status: Status, error: str) -> Record:
         return self._record(episode, context, status=status, error=error)
+
+    def compare(
+        self, records_a: Sequence[Record], records_b: Sequence[Record], *, resamples: int, seed: int
+    ) -> list[Any]:
+        from heedful.metrics.compare import compare_decision_runs
+
+        return list(compare_decision_runs(records_a, records_b, resamples=resamples, seed=seed))
+
+    def render_report(self, rows: Sequence[MetricRow], title: str) -> str:
+        from heedful.report.render import render_metric_table
+
+        return render_metric_table(rows, title=title)
 
     def report(self, records: Sequence[Record], options: dict[str, Any]) -> list[MetricRow]:
         from heedful.metrics.decisions import decision_metrics

@@ -1,0 +1,177 @@
+"""Situated Instruction Following metrics from records alone: success rate and SPL with bootstrap CIs.
+
+SPL = E[s * L_oracle / max(L, L_oracle)] with path lengths in low-level steps; where the oracle failed,
+L_oracle is the step limit (600). Records with status ok or parse_error are scored (a parse error is a
+failed episode); interface errors, timeouts and crashes are only counted in the status rows.
+
+Groups follow the paper: every split x task type (Table 6 / D.4), each task type over all splits, and
+clear vs ambiguous S_obj / S_hum on the validation splits combined (Table 9) and on the test splits.
+Intervals: a percentile bootstrap over episodes (10,000 resamples by default; the two metrics of a group
+share the resample weights), plus Wilson intervals for the success rate.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from heedful.errors import RunError
+from heedful.metrics.stats import cluster_bootstrap_ratios, wilson_interval
+from heedful.records import Record, Status
+from heedful.seeding import derive_rng
+from heedful.suites.base import MetricRow
+
+MAX_STEPS = 600
+SPLIT_ORDER = ("val_seen", "val_unseen", "test_seen", "test_unseen")
+TYPE_ORDER = ("pnp", "s_obj", "s_hum")
+TYPE_LABELS = {"pnp": "PnP", "s_obj": "S_obj", "s_hum": "S_hum"}
+STATUS_GROUP = "status"
+CI_METHOD = "episode bootstrap"
+_REQUIRED = ("split", "task_type", "ambiguous")
+
+
+def spl(success: bool, steps: int, oracle_steps: int | None, max_steps: int = MAX_STEPS) -> float:
+    """Success weighted by path length for one episode; `oracle_steps` None or 0 means the oracle failed."""
+    reference = oracle_steps if oracle_steps else max_steps
+    if not success:
+        return 0.0
+    return float(reference / max(steps, reference))
+
+
+def _groups(record: Record) -> list[str]:
+    keys = record.keys
+    split, kind, amb = keys["split"], keys["task_type"], keys["ambiguous"]
+    label = TYPE_LABELS.get(kind, kind)
+    groups = ["all", split, f"{split} / {label}", label]
+    if amb in ("true", "false"):
+        clarity = "ambiguous" if amb == "true" else "clear"
+        groups.append(f"{split.split('_')[0]} / {label} / {clarity}")
+    return groups
+
+
+def _group_order(names: set[str]) -> list[str]:
+    order = ["all", *SPLIT_ORDER]
+    order += [f"{s} / {TYPE_LABELS[t]}" for s in SPLIT_ORDER for t in TYPE_ORDER]
+    order += [TYPE_LABELS[t] for t in TYPE_ORDER]
+    order += [
+        f"{p} / {TYPE_LABELS[t]} / {c}"
+        for p in ("val", "test")
+        for t in ("s_obj", "s_hum")
+        for c in ("clear", "ambiguous")
+    ]
+    return [g for g in order if g in names] + sorted(names - set(order))
+
+
+def status_rows(records: Sequence[Record]) -> list[MetricRow]:
+    counts = {status: sum(1 for r in records if r.status is status) for status in Status}
+    n = len(records)
+    return [
+        MetricRow(
+            metric=s.value,
+            group=STATUS_GROUP,
+            value=k / n if n else None,
+            ci_low=None,
+            ci_high=None,
+            n=n,
+            k=k,
+            unit="record",
+        )
+        for s, k in counts.items()
+        if k
+    ]
+
+
+def household_metrics(records: Sequence[Record], *, resamples: int = 10_000, seed: int = 0) -> list[MetricRow]:
+    """Status rows, then success and SPL (with intervals) for every group present in `records`."""
+    for record in records:
+        missing = [key for key in _REQUIRED if key not in record.keys]
+        if missing:
+            raise RunError(f"record {record.episode_id!r} lacks the household keys {missing}; use a household run")
+    scored = sorted((r for r in records if r.status.scored), key=lambda r: r.episode_id)
+    members: dict[str, list[Record]] = {}
+    for record in scored:
+        for group in _groups(record):
+            members.setdefault(group, []).append(record)
+    rows = status_rows(records)
+    for group in _group_order(set(members)):
+        rows.extend(_group_rows(group, members[group], resamples, seed))
+    return rows
+
+
+def _values(records: Sequence[Record]) -> tuple[np.ndarray, np.ndarray]:
+    success = np.array([float(r.scores.get("success", 0.0)) if r.status is Status.OK else 0.0 for r in records])
+    spls = np.array([float(r.scores.get("spl", 0.0)) if r.status is Status.OK else 0.0 for r in records])
+    return success, spls
+
+
+def _group_rows(group: str, records: Sequence[Record], resamples: int, seed: int) -> list[MetricRow]:
+    success, spls = _values(records)
+    n = len(records)
+    num = np.stack([success, spls], axis=1)
+    intervals = cluster_bootstrap_ratios(
+        num, np.ones_like(num), resamples=resamples, rng=derive_rng(seed, "bootstrap", "household", group)
+    )
+    k = round(float(success.sum()))
+    wilson = wilson_interval(k, n)
+    common = {"group": group, "n": n, "unit": "episode", "ci_method": CI_METHOD}
+    return [
+        MetricRow(
+            metric="success",
+            value=k / n,
+            ci_low=_finite(intervals[0][0]),
+            ci_high=_finite(intervals[0][1]),
+            k=k,
+            wilson_low=_finite(wilson[0]),
+            wilson_high=_finite(wilson[1]),
+            **common,  # type: ignore[arg-type]
+        ),
+        MetricRow(
+            metric="spl",
+            value=float(spls.mean()),
+            ci_low=_finite(intervals[1][0]),
+            ci_high=_finite(intervals[1][1]),
+            **common,  # type: ignore[arg-type]
+        ),
+    ]
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def paper_tables(rows: Sequence[MetricRow]) -> str:
+    """The paper's layouts: Table 6 / D.4 (SPL and SR by split x type) and Table 9 (clear vs ambiguous).
+
+    Values in %, point estimates; a cell without episodes prints `-`.
+    """
+    table = {(row.group, row.metric): row.value for row in rows}
+
+    def cell(group: str, metric: str) -> str:
+        value = table.get((group, metric))
+        return "-" if value is None else f"{100 * value:.1f}"
+
+    split_names = {
+        "val_seen": "Val Seen",
+        "val_unseen": "Val Unseen",
+        "test_seen": "Test Seen",
+        "test_unseen": "Test Unseen",
+    }
+    width = 3 * 6 + 2
+    head1 = " " * 7 + " | ".join(f"{split_names[s]:^{width}}" for s in SPLIT_ORDER)
+    head2 = " " * 7 + " | ".join(" ".join(f"{TYPE_LABELS[t]:>6}" for t in TYPE_ORDER) for _ in SPLIT_ORDER)
+    lines = ["Table 6 / D.4 layout (SPL and SR, %)", head1, head2]
+    for metric, label in (("spl", "SPL"), ("success", "SR")):
+        blocks = [" ".join(f"{cell(f'{s} / {TYPE_LABELS[t]}', metric):>6}" for t in TYPE_ORDER) for s in SPLIT_ORDER]
+        lines.append(f"{label:<6} " + " | ".join(blocks))
+    for phase, title in (("val", "Val seen & unseen"), ("test", "Test seen & unseen")):
+        lines += ["", f"Table 9 layout ({title}, %)", "        S_obj Clear  S_obj Amb.  S_hum Clear  S_hum Amb."]
+        for metric, label in (("spl", "SPL"), ("success", "SR")):
+            values = [
+                cell(f"{phase} / {TYPE_LABELS[t]} / {c}", metric)
+                for t in ("s_obj", "s_hum")
+                for c in ("clear", "ambiguous")
+            ]
+            lines.append(f"{label:<6}  " + "  ".join(f"{v:>11}" for v in values))
+    return "\n".join(lines)

@@ -1,0 +1,87 @@
+"""Paired comparison of two household runs on the same episodes: success and SPL differences.
+
+Episodes are matched by id and kept when both runs scored them. Each metric's difference (A - B) gets a
+paired percentile bootstrap over episodes (the same resample for both runs), and success an exact McNemar
+test, overall and per split, task type and split x type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from heedful.metrics.compare import MCNEMAR_PREFIX, ComparisonRow, matched_scored
+from heedful.metrics.household import TYPE_LABELS
+from heedful.metrics.stats import mcnemar_exact, paired_cluster_bootstrap_diffs
+from heedful.records import Record
+from heedful.seeding import derive_rng
+
+METRICS = ("success", "spl")
+
+
+def _groups(record: Record) -> list[str]:
+    split, kind = record.keys["split"], TYPE_LABELS.get(record.keys["task_type"], record.keys["task_type"])
+    return ["all", split, kind, f"{split} / {kind}"]
+
+
+def _values(record: Record) -> list[float]:
+    return [float(record.scores.get("success", 0.0)), float(record.scores.get("spl", 0.0))]
+
+
+def compare_household_runs(
+    records_a: Sequence[Record], records_b: Sequence[Record], *, resamples: int = 10_000, seed: int = 0
+) -> list[ComparisonRow]:
+    """Rows per group: success and SPL of A and B, their difference with a paired CI, and McNemar on success."""
+    a, b = matched_scored(records_a, records_b)
+    members: dict[str, list[int]] = {}
+    for i, record in enumerate(a):
+        for group in _groups(record):
+            members.setdefault(group, []).append(i)
+    values_a = np.array([_values(r) for r in a], dtype=float).reshape(-1, len(METRICS))
+    values_b = np.array([_values(r) for r in b], dtype=float).reshape(-1, len(METRICS))
+    rows: list[ComparisonRow] = []
+    for group in sorted(members, key=lambda g: (g != "all", g.count("/"), g)):
+        idx = members[group]
+        va, vb = values_a[idx], values_b[idx]
+        ones = np.ones_like(va)
+        intervals = paired_cluster_bootstrap_diffs(
+            va, ones, vb, ones, resamples=resamples, rng=derive_rng(seed, "household-compare", group)
+        )
+        for j, metric in enumerate(METRICS):
+            mean_a, mean_b = float(va[:, j].mean()), float(vb[:, j].mean())
+            low, high = intervals[j]
+            rows.append(
+                ComparisonRow(
+                    metric,
+                    group,
+                    mean_a,
+                    mean_b,
+                    mean_a - mean_b,
+                    low,
+                    high,
+                    len(idx),
+                    unit="episode",
+                    ci_method="paired episode bootstrap",
+                )
+            )
+        wins_a = int(np.sum((va[:, 0] == 1) & (vb[:, 0] == 0)))
+        wins_b = int(np.sum((va[:, 0] == 0) & (vb[:, 0] == 1)))
+        rows.append(
+            ComparisonRow(
+                f"{MCNEMAR_PREFIX}success",
+                group,
+                None,
+                None,
+                None,
+                None,
+                None,
+                len(idx),
+                unit="episode",
+                ci_method="exact McNemar on success",
+                mcnemar_b=wins_a,
+                mcnemar_c=wins_b,
+                p_value=mcnemar_exact(wins_a, wins_b),
+            )
+        )
+    return rows

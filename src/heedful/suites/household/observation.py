@@ -1,0 +1,225 @@
+"""What a planner sees at each decision: structured fields plus a text prompt in the paper's style.
+
+The text follows Appendix 0.B: a system prompt, the environment prompt (the premap listing, what the human
+said, the command, the history of tool calls with their outcomes, the latest map) and the format prompt
+(available actions and the answer format). Rooms are named by number and wall colour, never by function:
+the planner must infer functions from what the rooms hold. `privileged` is the live episode state, for
+oracle agents only; a fair agent never reads it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from heedful.sims.household.fields import sample
+from heedful.sims.household.semantic_map import MappedObject
+from heedful.suites.household.executors import room_entry_field
+from heedful.suites.household.runtime import TaskEnv, ToolOutcome, premap
+from heedful.suites.household.tools import available_actions
+from heedful.suites.household.towards import walking_towards
+
+SYSTEM_PROMPT = "You are an assistive robot in a house, helping a human. Your observations may be incomplete or wrong."
+CAVEAT = (
+    "Your observations (and the map) can be stale/ incorrect/ missing, because the human moved objects since "
+    "you had premapped the house, or your vision system is imperfect."
+)
+
+
+@dataclass(frozen=True)
+class RoomView:
+    """One room of the map: its number, wall colour, furniture and the objects on it."""
+
+    index: int
+    wall_colour: str
+    receptacles: tuple[str, ...]
+    objects: tuple[tuple[str, str | None], ...]
+    human: bool = False
+
+    def listing(self) -> str:
+        parts: list[str] = []
+        for rec in self.receptacles:
+            parts.append(rec)
+            parts += [f"{obj} on a {rec}" for obj, on in self.objects if on == rec]
+        parts += [f"{obj} on some receptacle" for obj, on in self.objects if on is None or on not in self.receptacles]
+        if self.human:
+            parts.append("human")
+        return f"Room {self.index} ({self.wall_colour} walls) has: {', '.join(parts) if parts else 'nothing seen'}"
+
+
+@dataclass(frozen=True)
+class HumanView:
+    """The human as observed: the room where first and last seen, and where it seems to walk."""
+
+    first_room: int | None
+    last_room: int | None
+    last_step: int | None
+    walking_towards: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class HouseholdObservation:
+    episode_id: str
+    seed: int
+    step: int
+    steps_left: int
+    command: str
+    communication: tuple[str, ...]
+    current_room: int
+    holding: str | None
+    premap_rooms: tuple[RoomView, ...]
+    rooms: tuple[RoomView, ...]
+    human: HumanView
+    room_distances: tuple[float, ...]
+    """Path length in meters from the agent to each room (the house is fully premapped)."""
+    seen_now: tuple[tuple[str, int], ...]
+    """(category, room) of the objects on the map that the agent saw during this task phase."""
+    history: tuple[ToolOutcome, ...]
+    available_actions: tuple[str, ...]
+    text: str
+    privileged: Any = field(default=None, repr=False, compare=False)
+
+
+def _room_views(
+    env: TaskEnv, objects: Iterable[MappedObject], receptacles: Iterable[str], human_room: int | None
+) -> tuple[RoomView, ...]:
+    house = env.episode.house
+    recs_by_room: dict[int, list[str]] = {}
+    for rid in sorted(receptacles, key=lambda r: int(r[1:])):
+        rec = house.receptacle(rid)
+        if rec.category not in recs_by_room.setdefault(rec.room, []):
+            recs_by_room[rec.room].append(rec.category)
+    objs_by_room: dict[int, list[tuple[str, str | None]]] = {}
+    for m in sorted(objects, key=lambda m: int(m.id[1:])):
+        on = house.receptacle(m.receptacle).category if m.receptacle else None
+        objs_by_room.setdefault(m.room, []).append((m.category, on))
+    return tuple(
+        RoomView(
+            index=room.index,
+            wall_colour=room.wall_colour,
+            receptacles=tuple(recs_by_room.get(room.index, [])),
+            objects=tuple(sorted(set(objs_by_room.get(room.index, [])), key=lambda p: (p[1] or "", p[0]))),
+            human=human_room == room.index,
+        )
+        for room in house.rooms
+    )
+
+
+def human_view(env: TaskEnv) -> HumanView:
+    track = env.map.human_track
+    if not track:
+        return HumanView(None, None, None, ())
+    house = env.episode.house
+    first, last = track[0], track[-1]
+    towards = walking_towards(env.grid, track, len(house.rooms))
+    return HumanView(house.room_at(first[1], first[2]), house.room_at(last[1], last[2]), last[0], towards)
+
+
+def room_distances(env: TaskEnv) -> tuple[float, ...]:
+    p = env.sim.pose
+    x, y = np.array([p.x]), np.array([p.y])
+    return tuple(
+        round(float(sample(env.grid, room_entry_field(env, room.index), x, y)[0]), 3)
+        for room in env.episode.house.rooms
+    )
+
+
+def build_observation(env: TaskEnv, seed: int) -> HouseholdObservation:
+    """The planner's view of the episode now."""
+    episode = env.episode
+    premap_rooms = env.scratch.get("premap_rooms")
+    if not isinstance(premap_rooms, tuple):
+        premap_rooms = _room_views(env, premap(episode).objects.values(), episode.premap.receptacles, None)
+        env.scratch["premap_rooms"] = premap_rooms
+    human = human_view(env)
+    rooms = _room_views(env, env.map.objects.values(), env.map.receptacles, human.last_room)
+    obs = HouseholdObservation(
+        episode_id=episode.episode_id,
+        seed=seed,
+        step=env.sim.step,
+        steps_left=env.sim.max_steps - env.sim.step,
+        command=episode.command,
+        communication=episode.communication,
+        current_room=env.current_room(),
+        holding=env.holding,
+        premap_rooms=premap_rooms,
+        rooms=rooms,
+        human=human,
+        room_distances=room_distances(env),
+        seen_now=tuple(sorted({(m.category, m.room) for m in env.map.objects.values() if m.step >= 0})),
+        history=tuple(env.history),
+        available_actions=tuple(available_actions(env)),
+        text="",
+        privileged=env,
+    )
+    return _with_text(obs, episode.task_type == "s_hum")
+
+
+def _with_text(obs: HouseholdObservation, walking_human: bool) -> HouseholdObservation:
+    return replace(obs, text=render_prompt(obs, walking_human))
+
+
+def render_prompt(obs: HouseholdObservation, walking_human: bool) -> str:
+    """The full prompt text (system, environment and format parts)."""
+    lines = [SYSTEM_PROMPT, ""]
+    lines.append(
+        "While premapping, you saw the layout of the house; you saw that "
+        f"{'; '.join(r.listing() for r in obs.premap_rooms)}. {CAVEAT}"
+    )
+    lines.append("")
+    said = "".join(f"A little after that, the human said '{c}'. " for c in obs.communication)
+    lines.append(
+        f"Then, {said[0].lower() + said[1:] if said else ''}"
+        f"After all of this, the human finally commanded to you: '{obs.command}'"
+    )
+    if walking_human and obs.human.first_room is not None:
+        lines.append(
+            f"Right after the human said this, you saw the human in room {obs.human.first_room}, "
+            "starting to walk towards somewhere."
+        )
+    if obs.human.last_room is not None and obs.human.last_step is not None:
+        towards = (
+            f", walking towards rooms {', '.join(map(str, obs.human.walking_towards))}"
+            if obs.human.walking_towards
+            else ""
+        )
+        lines.append(
+            f"When you last saw the human (at time step {obs.human.last_step}), "
+            f"the human was in room {obs.human.last_room}{towards}."
+        )
+    lines.append("")
+    for item in obs.history:
+        verdict = "" if item.ok else " (failed)"
+        lines.append(
+            f"Timestep {item.start_step} : {item.action}{verdict}: {item.message} "
+            f"({item.steps} steps; then in room {item.room})."
+        )
+    if obs.history:
+        lines.append("")
+    lines.append(
+        f"Combining your latest observations, in map {obs.step} (at time step {obs.step}), you saw that "
+        f"{'; '.join(r.listing() for r in obs.rooms)}. {CAVEAT}"
+    )
+    lines.append("")
+    holding = f"You are holding a {obs.holding}. " if obs.holding else "Your hand is empty. "
+    lines.append(
+        f"The human said your goal is to '{obs.command}'. The human may be nuanced or ambiguous. {holding}"
+        f"You have {obs.steps_left} time steps left. "
+        "To achieve the goal, choose the next action among Available Actions: "
+        f"[{', '.join(repr(a) for a in obs.available_actions)}]."
+    )
+    r = obs.current_room
+    lines.append(
+        f"You are in room {r} and you can ONLY grab/ put objects inside Room {r}. If you want to keep searching for "
+        "object(s) or human that might exist (but you have not detected) in the current room, "
+        f"choose 'Explore Room {r}'. "
+        "To go to another room, choose 'Go to Room X'."
+    )
+    lines.append(
+        "Please ONLY respond in the format: RESPONSE FORMAT: Reasoning: reason about the next action. "
+        "Action: one of Available Actions (e.g. Explore Room 0). If task is complete, answer Action: Done!"
+    )
+    return "\n".join(lines)

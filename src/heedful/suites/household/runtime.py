@@ -1,0 +1,108 @@
+"""The live state of one episode's task phase: simulator, semantic map, human, history."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from heedful.sims.household.grid import Grid, grid_for
+from heedful.sims.household.human import HumanPath, plan_walk, standing
+from heedful.sims.household.semantic_map import MappedObject, SemanticMap
+from heedful.sims.household.sim import MAX_STEPS, HouseSim, ObjectState, Pose
+from heedful.sims.household.vision import RANGE_M
+from heedful.suites.household.model import HouseholdEpisode
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """One executed tool call: when it started, how many low-level steps it took, how it ended, and the room
+    the agent was in afterwards."""
+
+    action: str
+    start_step: int
+    steps: int
+    ok: bool
+    message: str
+    room: int = -1
+
+
+def task_objects(episode: HouseholdEpisode) -> list[ObjectState]:
+    """The objects at the start of the task phase (P_e with the relocations applied)."""
+    moved = {r.object_id: r for r in episode.relocations}
+    objects = []
+    for o in episode.house.objects:
+        r = moved.get(o.id)
+        if r is None:
+            objects.append(ObjectState(o.id, o.category, o.x, o.y, o.receptacle))
+        else:
+            objects.append(ObjectState(o.id, o.category, r.x, r.y, r.to_receptacle))
+    return objects
+
+
+def human_path(episode: HouseholdEpisode, grid: Grid) -> HumanPath:
+    spec = episode.human
+    if spec.destination is None:
+        return standing(*spec.start)
+    return plan_walk(grid, spec.start, spec.destination)
+
+
+def premap(episode: HouseholdEpisode) -> SemanticMap:
+    """The agent's map at the start of the task phase: what exploration saw, at P_e positions."""
+    house = episode.house
+    semantic = SemanticMap(house)
+    for oid in episode.premap.objects:
+        o = next(obj for obj in house.objects if obj.id == oid)
+        semantic.objects[oid] = MappedObject(o.id, o.category, o.x, o.y, o.receptacle, house.room_at(o.x, o.y), -1)
+    semantic.receptacles.update(episode.premap.receptacles)
+    return semantic
+
+
+@dataclass
+class TaskEnv:
+    """Everything a tool or an agent may act on during one episode."""
+
+    episode: HouseholdEpisode
+    grid: Grid
+    sim: HouseSim
+    map: SemanticMap
+    followed_steps: int = 0
+    history: list[ToolOutcome] = field(default_factory=list)
+    done: bool = False
+    scratch: dict[str, Any] = field(default_factory=dict)
+    """Per-episode memo for privileged helpers (the oracle's plan)."""
+
+    @classmethod
+    def start(
+        cls,
+        episode: HouseholdEpisode,
+        cell: float | None = None,
+        max_steps: int = MAX_STEPS,
+        range_m: float = RANGE_M,
+    ) -> TaskEnv:
+        grid = grid_for(episode.house, cell or episode.cell_m)
+        x, y, heading = episode.agent_start
+        sim = HouseSim(
+            episode.house,
+            grid,
+            task_objects(episode),
+            Pose(x, y, heading),
+            human_path(episode, grid),
+            max_steps,
+            range_m,
+        )
+        semantic = premap(episode)
+        semantic.attach(sim)
+        return cls(episode=episode, grid=grid, sim=sim, map=semantic)
+
+    def current_room(self) -> int:
+        """The room the agent stands in (the nearest room when it stands in a doorway)."""
+        p = self.sim.pose
+        room = self.episode.house.room_at(p.x, p.y)
+        if room >= 0:
+            return room
+        return min(self.episode.house.rooms, key=lambda r: (r.rect.distance(p.x, p.y), r.index)).index
+
+    @property
+    def holding(self) -> str | None:
+        held = self.sim.held
+        return None if held is None else self.sim.objects[held].category

@@ -1,0 +1,129 @@
+"""The household suite (Situated Instruction Following protocol): generate, roll out, score, report."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from heedful.errors import ConfigError
+from heedful.records import Record, Status
+from heedful.suites.base import MetricRow, RolloutContext
+from heedful.suites.household import dataset
+from heedful.suites.household.generate import generate_with_stats, parse_config
+from heedful.suites.household.model import HouseholdEpisode
+from heedful.suites.household.rollout import MAX_CALLS, EpisodeRun, run_episode
+
+RUN_OPTIONS = {"max_calls": f"most tool calls an agent may make in one episode (default {MAX_CALLS})"}
+
+
+class HouseholdSuite:
+    """Two-phase household tasks (PnP, S_obj, S_hum) on a 2-D metric house simulator."""
+
+    name = "household"
+    version = "household/sif-v1"
+
+    def __init__(self) -> None:
+        self.last_stats: dict[str, Any] = {}
+
+    def generate(
+        self, seed: int, config: dict[str, Any] | None = None, progress: Callable[[int], Any] | None = None
+    ) -> list[HouseholdEpisode]:
+        episodes, self.last_stats = generate_with_stats(seed, parse_config(config), progress)
+        return episodes
+
+    def load_dataset(self, path: Path) -> list[HouseholdEpisode]:
+        return dataset.load_episodes(Path(path))
+
+    def save_dataset(self, episodes: Sequence[HouseholdEpisode], out: Path, meta: dict[str, Any]) -> dict[str, Any]:
+        extra = {"generation": self.last_stats} if self.last_stats else {}
+        return dataset.save(episodes, Path(out), {"suite": self.name, "version": self.version, **meta, **extra})
+
+    def episode_schema(self) -> str:
+        import json
+
+        return json.dumps(HouseholdEpisode.model_json_schema(), indent=2, sort_keys=True) + "\n"
+
+    def parse_episode(self, text: str) -> HouseholdEpisode:
+        return HouseholdEpisode.model_validate_json(text)
+
+    def dataset_hash(self, episodes: Sequence[HouseholdEpisode]) -> str:
+        return dataset.content_hash(episodes)
+
+    def training_episodes(self, episodes: Sequence[HouseholdEpisode]) -> list[HouseholdEpisode]:
+        """None: the benchmark has validation and test splits only (the paper's training tasks are not part of it)."""
+        return []
+
+    def check_options(self, options: dict[str, Any]) -> None:
+        unknown = set(options) - set(RUN_OPTIONS)
+        if unknown:
+            raise ConfigError(f"household has no run option {sorted(unknown)[0]!r}; options: {', '.join(RUN_OPTIONS)}")
+        calls = options.get("max_calls", MAX_CALLS)
+        if not isinstance(calls, int) or calls < 1:
+            raise ConfigError(f"max_calls must be a positive integer, got {calls!r}")
+
+    def _record(self, episode: HouseholdEpisode, context: RolloutContext, **fields: Any) -> Record:
+        gold = {
+            "goal": episode.goal.model_dump(mode="json"),
+            "target_category": episode.target_category,
+            "candidate_rooms": list(episode.candidate_rooms),
+            "oracle_steps": episode.oracle_steps,
+        }
+        return Record(episode_id=episode.episode_id, index=context.index, keys=episode.keys(), gold=gold, **fields)
+
+    def rollout(self, episode: HouseholdEpisode, agent: Any, context: RolloutContext) -> Record:
+        """Run the closed planning loop; transport errors of the agent propagate to the runner."""
+        max_calls = int(context.options.get("max_calls", MAX_CALLS))
+        run = run_episode(episode, agent, context.seed, max_calls=max_calls)
+        return self.record_of(episode, context, run)
+
+    def record_of(self, episode: HouseholdEpisode, context: RolloutContext, run: EpisodeRun) -> Record:
+        score = run.score
+        if score is None:
+            raise ConfigError("the episode was not scored")
+        return self._record(
+            episode,
+            context,
+            status=run.status,
+            error=run.error,
+            raw_output="\n---\n".join(run.replies),
+            prediction={
+                "actions": [o.action for o in run.outcomes],
+                "tools": [[o.action, o.start_step, o.steps, o.ok, o.message] for o in run.outcomes],
+                "outcome": score.reason,
+            },
+            correct=score.success and run.status is Status.OK,
+            scores={
+                "success": float(score.success and run.status is Status.OK),
+                "spl": score.spl if run.status is Status.OK else 0.0,
+                "steps": float(score.steps),
+                "oracle_steps": float(score.oracle_steps),
+                "followed_steps": float(score.followed_steps),
+            },
+            usage=dict(run.usage),
+            agent_info=dict(run.info),
+        )
+
+    def failure_record(self, episode: HouseholdEpisode, context: RolloutContext, status: Status, error: str) -> Record:
+        return self._record(episode, context, status=status, error=error)
+
+    def compare(
+        self, records_a: Sequence[Record], records_b: Sequence[Record], *, resamples: int, seed: int
+    ) -> list[Any]:
+        from heedful.metrics.household_compare import compare_household_runs
+
+        return list(compare_household_runs(records_a, records_b, resamples=resamples, seed=seed))
+
+    def render_report(self, rows: Sequence[MetricRow], title: str) -> str:
+        """The generic per-group table, then the paper's Table 6 and Table 9 layouts."""
+        from heedful.metrics.household import paper_tables
+        from heedful.report.render import render_metric_table
+
+        return f"{render_metric_table(rows, title=title)}\n\n{paper_tables(rows)}"
+
+    def report(self, records: Sequence[Record], options: dict[str, Any]) -> list[MetricRow]:
+        from heedful.metrics.household import household_metrics
+
+        return household_metrics(
+            records, resamples=int(options.get("resamples", 10_000)), seed=int(options.get("seed", 0))
+        )
