@@ -8,10 +8,10 @@ import pytest
 
 from heedful.errors import ConfigError, GenerationError
 from heedful.language.realize import MASK_TOKEN, words
-from heedful.suites.decisions.dataset import episodes_bytes
 from heedful.suites.decisions.generate import GenerationConfig, generate, parse_config
 from heedful.suites.decisions.solver import solve
 from heedful.suites.decisions.templates import all_template_ids
+from heedful.suites.episode_files import episodes_bytes
 from heedful.world.objects import FLAT_TOPPED, ROTATABLE, TABLE_X, TABLE_Y
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from heedful.agents.household import CommonsenseAgent, OracleAgent
-from heedful.suites.household import dataset
+from heedful.suites.episode_files import content_hash
 from heedful.suites.household.model import HouseholdEpisode
 from heedful.suites.household.rollout import run_episode
 from heedful.suites.household.suite import HouseholdSuite
@@ -35,7 +35,7 @@ def test_default_counts(default_household: list[HouseholdEpisode]) -> None:
 
 def test_default_is_byte_identical_for_the_same_seed(default_household: list[HouseholdEpisode]) -> None:
     again = HouseholdSuite().generate(0)
-    assert dataset.content_hash(again) == dataset.content_hash(default_household)
+    assert content_hash(again) == content_hash(default_household)
 
 
 def test_oracle_solves_every_default_episode(default_household: list[HouseholdEpisode]) -> None:

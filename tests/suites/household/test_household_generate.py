@@ -10,7 +10,7 @@ import pytest
 from household_data import SMALL, small_episodes
 
 from heedful.errors import ConfigError, DatasetError
-from heedful.suites.household import dataset
+from heedful.suites.episode_files import episodes_bytes
 from heedful.suites.household.generate import parse_config
 from heedful.suites.household.suite import HouseholdSuite
 
@@ -18,7 +18,7 @@ from heedful.suites.household.suite import HouseholdSuite
 def test_same_seed_gives_byte_identical_episodes_and_generation_statistics() -> None:
     suite = HouseholdSuite()
     again = suite.generate(5, SMALL)
-    assert dataset.episodes_bytes(again) == dataset.episodes_bytes(small_episodes())
+    assert episodes_bytes(again) == episodes_bytes(small_episodes())
     stats = suite.last_stats
     assert len(stats["houses"]) == SMALL["houses"]
     assert all(h["coverage"] > 0.95 for h in stats["houses"])

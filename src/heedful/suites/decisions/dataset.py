@@ -6,7 +6,6 @@ schema load with `load_episodes`, which names the file, line and field of the fi
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import Counter
 from collections.abc import Sequence
@@ -14,22 +13,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from heedful.errors import DatasetError
 from heedful.suites.decisions.model import DecisionEpisode
+from heedful.suites.episode_files import read_episodes, write_dataset
 
-EPISODES_FILE = "episodes.jsonl"
-SUMMARY_FILE = "dataset.json"
 DATASET_FORMAT = "heedful-decisions-dataset/1"
-
-
-def episodes_bytes(episodes: Sequence[DecisionEpisode]) -> bytes:
-    return "".join(ep.model_dump_json() + "\n" for ep in episodes).encode("utf-8")
-
-
-def content_hash(episodes: Sequence[DecisionEpisode]) -> str:
-    return "sha256:" + hashlib.sha256(episodes_bytes(episodes)).hexdigest()
 
 
 def summarize(episodes: Sequence[DecisionEpisode]) -> dict[str, Any]:
@@ -57,56 +45,18 @@ def summarize(episodes: Sequence[DecisionEpisode]) -> dict[str, Any]:
 
 def save(episodes: Sequence[DecisionEpisode], out: Path, meta: dict[str, Any]) -> dict[str, Any]:
     """Write both files into `out` and return the summary."""
-    out.mkdir(parents=True, exist_ok=True)
-    data = episodes_bytes(episodes)
-    (out / EPISODES_FILE).write_bytes(data)
-    summary = {
-        "format": DATASET_FORMAT,
-        **meta,
-        "content_hash": "sha256:" + hashlib.sha256(data).hexdigest(),
-        "counts": summarize(episodes),
-    }
-    (out / SUMMARY_FILE).write_text(json.dumps(summary, indent=2, sort_keys=False) + "\n", encoding="utf-8")
-    return summary
-
-
-_TYPE_TAGS = {"str", "int", "float", "bool", "list", "dict"}
-
-
-def _first_error(exc: ValidationError) -> str:
-    """The first problem as 'field X (got V): message', without pydantic's union-member tags in the path."""
-    err = exc.errors()[0]
-    path = [str(p) for p in err["loc"] if not (str(p) in _TYPE_TAGS or "[" in str(p))]
-    where = ".".join(path) or "episode"
-    got = repr(err.get("input"))[:60]
-    more = f" (and {exc.error_count() - 1} more problems)" if exc.error_count() > 1 else ""
-    return f"field {where!r} (got {got}): {err['msg']}{more}"
+    return write_dataset(episodes, out, dataset_format=DATASET_FORMAT, meta=meta, counts=summarize(episodes))
 
 
 def load_episodes(path: Path) -> list[DecisionEpisode]:
     """Load a dataset directory (or an episodes.jsonl file) and validate every line and its consistency."""
-    file = path / EPISODES_FILE if path.is_dir() else path
-    if not file.exists():
-        raise DatasetError(f"no {EPISODES_FILE} in {path}; generate one with `heedful generate decisions --out DIR`")
-    episodes: list[DecisionEpisode] = []
-    with file.open(encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                raw = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DatasetError(f"{file}:{lineno}: not valid JSON ({exc.msg} at column {exc.colno})") from None
-            try:
-                episodes.append(DecisionEpisode.model_validate(raw))
-            except ValidationError as exc:
-                raise DatasetError(
-                    f"{file}:{lineno}: {_first_error(exc)}; see the schema with `heedful schema decisions`"
-                ) from None
-            problem = _inconsistency(episodes[-1])
-            if problem:
-                raise DatasetError(f"{file}:{lineno}: {problem}")
-    _check_collection(episodes, file)
+    episodes = read_episodes(path, DecisionEpisode, suite="decisions", check=_inconsistency)
+    roles: dict[str, set[str]] = {}
+    for ep in episodes:
+        family_roles = roles.setdefault(ep.family_id, set())
+        if ep.role in family_roles:
+            raise DatasetError(f"{path}: family {ep.family_id!r} has two {ep.role!r} instances")
+        family_roles.add(ep.role)
     return episodes
 
 
@@ -123,21 +73,6 @@ def _inconsistency(ep: DecisionEpisode) -> str | None:
     if ep.decision_type == "set" and list(gold) != sorted(gold):
         return f"episode {ep.episode_id}: a set gold must be sorted, got {ep.gold!r}"
     return None
-
-
-def _check_collection(episodes: list[DecisionEpisode], file: Path) -> None:
-    if not episodes:
-        raise DatasetError(f"{file} holds no episodes")
-    seen: set[str] = set()
-    roles: dict[str, set[str]] = {}
-    for ep in episodes:
-        if ep.episode_id in seen:
-            raise DatasetError(f"{file}: episode id {ep.episode_id!r} appears twice")
-        seen.add(ep.episode_id)
-        family_roles = roles.setdefault(ep.family_id, set())
-        if ep.role in family_roles:
-            raise DatasetError(f"{file}: family {ep.family_id!r} has two {ep.role!r} instances")
-        family_roles.add(ep.role)
 
 
 def schema_text() -> str:

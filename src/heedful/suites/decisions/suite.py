@@ -14,6 +14,7 @@ from heedful.suites.decisions.answers import parse_answer
 from heedful.suites.decisions.generate import generate, parse_config
 from heedful.suites.decisions.model import DecisionEpisode
 from heedful.suites.decisions.observation import build_observation
+from heedful.suites.episode_files import content_hash
 
 RUN_OPTIONS = {"mask": "feed the agent the masked instructions (task-critical words removed)"}
 
@@ -42,7 +43,7 @@ class DecisionsSuite:
         return DecisionEpisode.model_validate_json(text)
 
     def dataset_hash(self, episodes: Sequence[DecisionEpisode]) -> str:
-        return dataset.content_hash(episodes)
+        return content_hash(episodes)
 
     def training_episodes(self, episodes: Sequence[DecisionEpisode]) -> list[DecisionEpisode]:
         return [ep for ep in episodes if ep.split == "train"]

@@ -6,30 +6,16 @@ statistics, and how many candidate tasks the filters of Appendix 0.A.1 rejected,
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from heedful.errors import DatasetError
 from heedful.sims.household.vocab import OBJECT_CATEGORIES
+from heedful.suites.episode_files import read_episodes, write_dataset
 from heedful.suites.household.model import HouseholdEpisode
 
-EPISODES_FILE = "episodes.jsonl"
-SUMMARY_FILE = "dataset.json"
 DATASET_FORMAT = "heedful-household-dataset/1"
-
-
-def episodes_bytes(episodes: Sequence[HouseholdEpisode]) -> bytes:
-    return "".join(ep.model_dump_json() + "\n" for ep in episodes).encode("utf-8")
-
-
-def content_hash(episodes: Sequence[HouseholdEpisode]) -> str:
-    return "sha256:" + hashlib.sha256(episodes_bytes(episodes)).hexdigest()
 
 
 def summarize(episodes: Sequence[HouseholdEpisode]) -> dict[str, Any]:
@@ -52,25 +38,7 @@ def summarize(episodes: Sequence[HouseholdEpisode]) -> dict[str, Any]:
 
 def save(episodes: Sequence[HouseholdEpisode], out: Path, meta: dict[str, Any]) -> dict[str, Any]:
     """Write both files into `out` and return the summary."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    data = episodes_bytes(episodes)
-    (out / EPISODES_FILE).write_bytes(data)
-    summary = {
-        "format": DATASET_FORMAT,
-        **meta,
-        "content_hash": "sha256:" + hashlib.sha256(data).hexdigest(),
-        "counts": summarize(episodes),
-    }
-    (out / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    return summary
-
-
-def _first_error(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    where = ".".join(map(str, err["loc"])) or "episode"
-    more = f" (and {exc.error_count() - 1} more problems)" if exc.error_count() > 1 else ""
-    return f"field {where!r}: {err['msg']}{more}"
+    return write_dataset(episodes, out, dataset_format=DATASET_FORMAT, meta=meta, counts=summarize(episodes))
 
 
 def inconsistency(ep: HouseholdEpisode) -> str | None:
@@ -96,27 +64,4 @@ def inconsistency(ep: HouseholdEpisode) -> str | None:
 
 def load_episodes(path: Path) -> list[HouseholdEpisode]:
     """Load a dataset directory (or an episodes.jsonl file), validating every line."""
-    path = Path(path)
-    file = path / EPISODES_FILE if path.is_dir() else path
-    if not file.exists():
-        raise DatasetError(f"no {EPISODES_FILE} in {path}; generate one with `heedful generate household --out DIR`")
-    episodes: list[HouseholdEpisode] = []
-    seen: set[str] = set()
-    with file.open(encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                episode = HouseholdEpisode.model_validate_json(line)
-            except ValidationError as exc:
-                raise DatasetError(f"{file}:{lineno}: {_first_error(exc)}") from None
-            problem = inconsistency(episode)
-            if problem:
-                raise DatasetError(f"{file}:{lineno}: {problem}")
-            if episode.episode_id in seen:
-                raise DatasetError(f"{file}:{lineno}: episode id {episode.episode_id!r} appears twice")
-            seen.add(episode.episode_id)
-            episodes.append(episode)
-    if not episodes:
-        raise DatasetError(f"{file} holds no episodes")
-    return episodes
+    return read_episodes(path, HouseholdEpisode, suite="household", check=inconsistency)

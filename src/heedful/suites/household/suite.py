@@ -9,6 +9,7 @@ from typing import Any
 from heedful.errors import ConfigError
 from heedful.records import Record, Status
 from heedful.suites.base import MetricRow, RolloutContext
+from heedful.suites.episode_files import content_hash
 from heedful.suites.household import dataset
 from heedful.suites.household.generate import generate_with_stats, parse_config
 from heedful.suites.household.model import HouseholdEpisode
@@ -48,7 +49,7 @@ class HouseholdSuite:
         return HouseholdEpisode.model_validate_json(text)
 
     def dataset_hash(self, episodes: Sequence[HouseholdEpisode]) -> str:
-        return dataset.content_hash(episodes)
+        return content_hash(episodes)
 
     def training_episodes(self, episodes: Sequence[HouseholdEpisode]) -> list[HouseholdEpisode]:
         """None: the benchmark has validation and test splits only (the paper's training tasks are not part of it)."""

@@ -1,0 +1,100 @@
+"""Dataset files shared by every suite: `episodes.jsonl` (one episode per line) and `dataset.json`.
+
+A suite supplies its pydantic episode model, a summary of counts and a per-episode consistency check; this
+module writes the files byte-identically for a seed and loads them line by line, naming the file, line and
+field of the first problem.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from heedful.errors import DatasetError
+
+EPISODES_FILE = "episodes.jsonl"
+SUMMARY_FILE = "dataset.json"
+
+E = TypeVar("E", bound=BaseModel)
+_TYPE_TAGS = {"str", "int", "float", "bool", "list", "dict"}
+
+
+def episodes_bytes(episodes: Sequence[BaseModel]) -> bytes:
+    return "".join(ep.model_dump_json() + "\n" for ep in episodes).encode("utf-8")
+
+
+def content_hash(episodes: Sequence[BaseModel]) -> str:
+    return "sha256:" + hashlib.sha256(episodes_bytes(episodes)).hexdigest()
+
+
+def write_dataset(
+    episodes: Sequence[BaseModel], out: Path, *, dataset_format: str, meta: dict[str, Any], counts: dict[str, Any]
+) -> dict[str, Any]:
+    """Write both files into `out` and return the summary (format, meta, content hash, counts)."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    data = episodes_bytes(episodes)
+    (out / EPISODES_FILE).write_bytes(data)
+    summary = {
+        "format": dataset_format,
+        **meta,
+        "content_hash": "sha256:" + hashlib.sha256(data).hexdigest(),
+        "counts": counts,
+    }
+    (out / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    return summary
+
+
+def first_error(exc: ValidationError) -> str:
+    """The first problem as 'field X (got V): message', without pydantic's union-member tags in the path."""
+    err = exc.errors()[0]
+    path = [str(p) for p in err["loc"] if not (str(p) in _TYPE_TAGS or "[" in str(p))]
+    where = ".".join(path) or "episode"
+    got = repr(err.get("input"))[:60]
+    more = f" (and {exc.error_count() - 1} more problems)" if exc.error_count() > 1 else ""
+    return f"field {where!r} (got {got}): {err['msg']}{more}"
+
+
+def read_episodes(
+    path: Path, model: type[E], *, suite: str, check: Callable[[E], str | None] = lambda _: None
+) -> list[E]:
+    """Load a dataset directory (or an episodes.jsonl file), validating every line and its consistency.
+
+    Raises:
+        DatasetError: naming the file and line of the first malformed, inconsistent or repeated episode.
+    """
+    path = Path(path)
+    file = path / EPISODES_FILE if path.is_dir() else path
+    if not file.exists():
+        raise DatasetError(f"no {EPISODES_FILE} in {path}; generate one with `heedful generate {suite} --out DIR`")
+    episodes: list[E] = []
+    seen: set[str] = set()
+    with file.open(encoding="utf-8") as handle:
+        for lineno, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                raw = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DatasetError(f"{file}:{lineno}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+            try:
+                episode = model.model_validate(raw)
+            except ValidationError as exc:
+                hint = f"; see the schema with `heedful schema {suite}`"
+                raise DatasetError(f"{file}:{lineno}: {first_error(exc)}{hint}") from None
+            problem = check(episode)
+            if problem:
+                raise DatasetError(f"{file}:{lineno}: {problem}")
+            episode_id = str(getattr(episode, "episode_id", lineno))
+            if episode_id in seen:
+                raise DatasetError(f"{file}:{lineno}: episode id {episode_id!r} appears twice")
+            seen.add(episode_id)
+            episodes.append(episode)
+    if not episodes:
+        raise DatasetError(f"{file} holds no episodes")
+    return episodes
