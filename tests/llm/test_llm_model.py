@@ -165,7 +165,8 @@ def test_a_killed_server_gives_interface_errors_and_the_run_resumes_when_it_retu
 
     restarted = ServeProcess("--gguf", str(smollm2), "--threads", THREADS, port=server.port)
     try:
-        assert main([*args, "--resume"]) == 0
+        # a loaded CI machine can take long over one answer: the resume may raise the per-request timeout
+        assert main([*args, "--timeout", "300", "--resume"]) == 0
     finally:
         assert restarted.stop() == 0
     assert deterministic(out) == deterministic(embedded_run["run"])
@@ -179,7 +180,7 @@ def test_ctrl_c_stops_a_concurrent_run_and_the_embedded_server_cleanly(small_dat
     try:
         wait_until(lambda: stored_count(out) >= 1, 120, "a first record")
         process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=60)
+        _, err = process.communicate(timeout=300)  # in-flight requests finish first; slow on a loaded machine
     finally:
         process.kill()
     assert process.returncode == 130, err[-2000:]
