@@ -7,11 +7,12 @@ rows, title = report("runs/oracle")
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from heedful.errors import ConfigError, RunError
+from heedful.errors import ConfigError, DatasetError, RunError
 from heedful.records import Record
 from heedful.suites.base import MetricRow
 
@@ -64,6 +65,9 @@ def evaluate(
         raise ConfigError(f"--limit must be at least 1, got {limit}")
     episodes, source = load_or_generate(suite_obj, dataset, seed)
     chosen = select(episodes, split)
+    expand = getattr(suite_obj, "episodes_for_run", None)
+    if callable(expand):  # a suite whose dataset lines are tasks runs trials of them (tabletop)
+        chosen = list(expand(chosen, options))
     if not chosen:
         raise ConfigError(f"no {split} episodes in {source}")
     spec = RunSpec(
@@ -140,3 +144,56 @@ def compare(run_a: Path | str, run_b: Path | str, *, resamples: int = 10_000, se
             f"{manifest_b.spec.dataset_hash[:19]}); a paired comparison needs the same episodes"
         )
     return list(get_suite(manifest_a.spec.suite).compare(records_a, records_b, resamples=resamples, seed=seed))
+
+
+def entropy(tasks_file: Path | str | None = None, *, libero: bool = False) -> dict[str, Any]:
+    """Scene entropy H(T | S) in bits with its groups: of the tabletop training set (3.782 bits), of the task
+    set in `tasks_file` (JSON lines with "task" and "scene", the task-independent scene spec), or with
+    `libero=True` of LIBERO's four suites and their mean."""
+    from heedful.metrics.entropy import entropy_report, libero_entropies
+
+    if libero:
+        values = libero_entropies()
+        return {"bits": values["mean"], "groups": [{"suite": k, "bits": v} for k, v in values.items() if k != "mean"]}
+    if tasks_file is None:
+        from heedful.suites.tabletop.registry import training_entropy
+
+        return training_entropy()
+    pairs = []
+    path = Path(tasks_file)
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+            pairs.append((str(item["task"]), item["scene"]))
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise DatasetError(f'{path}:{lineno}: need a JSON object with "task" and "scene" ({exc})') from None
+    return entropy_report(pairs)
+
+
+def demos(
+    out: Path | str,
+    *,
+    per_task: int = 50,
+    cameras: bool = False,
+    image_size: int = 128,
+    seed: int = 0,
+    tasks: Sequence[str] | None = None,
+    progress: Any = None,
+) -> dict[str, int]:
+    """Write tabletop demonstrations (see `heedful demos --help`); resumable. `tasks` limits the training labels."""
+    from heedful.suites.tabletop.demos import DemoSettings, generate_demos
+    from heedful.suites.tabletop.registry import training_tasks
+
+    if per_task < 1 or image_size < 16:
+        raise ConfigError(f"--per-task must be at least 1 and --image-size at least 16, got {per_task}, {image_size}")
+    chosen = list(training_tasks())
+    if tasks:
+        known = {t.label for t in chosen}
+        unknown = [name for name in tasks if name not in known]
+        if unknown:
+            raise ConfigError(f"unknown training task {unknown[0]!r}; labels look like {sorted(known)[0]!r}")
+        chosen = [t for t in chosen if t.label in set(tasks)]
+    settings = DemoSettings(seed=seed, per_task=per_task, cameras=cameras, image_size=image_size)
+    return generate_demos(Path(out), settings, chosen, progress)

@@ -23,6 +23,9 @@ AGENTS: Registry[Any] = Registry(
         "household/oracle": "heedful.agents.household:OracleAgent",
         "household/commonsense": "heedful.agents.household:CommonsenseAgent",
         "decisions/llm": "heedful.agents.llm:LLMDecisionAgent",
+        "tabletop/oracle": "heedful.agents.tabletop:OracleAgent",
+        "tabletop/blind": "heedful.agents.tabletop:BlindAgent",
+        "tabletop/planner": "heedful.agents.tabletop:LLMPlannerAgent",
     },
 )
 

@@ -123,8 +123,30 @@ def add_run(sub: Any, formatter: Any) -> None:
     p.add_argument("--out", type=Path, help="run directory (default runs/SUITE-AGENT[-masked]-seedS)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.add_argument(
+        "--level", action="append", choices=["L0", "L1", "L2", "L3"], help="tabletop: run this level only (repeatable)"
+    )
+    p.add_argument(
+        "--scene", action="append", type=int, choices=[1, 2, 3, 4], help="tabletop: run this scene only (repeatable)"
+    )
+    p.add_argument("--trials", type=int, help="tabletop: trials per task (default 10, RoboFollow's protocol)")
+    p.add_argument("--video", action="store_true", help="tabletop: write an agentview MP4 of every trial to OUT/videos")
     add_llm_args(p)
     p.set_defaults(handler=cmd_run)
+
+
+def _run_options(args: argparse.Namespace, out: Path) -> dict[str, Any]:
+    """The suite's run options from the command line (only those given)."""
+    options: dict[str, Any] = {"mask": True} if args.mask else {}
+    if args.level:
+        options["level"] = sorted(set(args.level))
+    if args.scene:
+        options["scene"] = sorted(set(args.scene))
+    if args.trials is not None:
+        options["trials"] = args.trials
+    if args.video:
+        options["video_dir"] = str(out / "videos")
+    return options
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -145,7 +167,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             seed=args.seed,
             split=args.split,
             limit=args.limit,
-            options={"mask": True} if args.mask else {},
+            options=_run_options(args, out),
             workers=args.workers,
             resume=args.resume,
             progress=not args.no_progress,
@@ -305,4 +327,99 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-REGISTRARS = [add_generate, add_run, add_report, add_export, add_compare, add_schema, add_list, add_replay]
+# --- entropy, demos (tabletop)
+
+
+def add_entropy(sub: Any, formatter: Any) -> None:
+    p = sub.add_parser(
+        "entropy",
+        formatter_class=formatter,
+        help="scene entropy H(T | S) of a task set",
+        description=(
+            "Group task labels by their task-independent initial scene and report H(T | S) = sum_g p_g log2 n_g "
+            "in bits: of the tabletop training set (default), of your own task set (--tasks, JSON lines with "
+            '"task" and "scene"), or of LIBERO\'s suites (--libero).'
+        ),
+    )
+    p.add_argument("--tasks", type=Path, help='JSON lines, one task per line: {"task": ..., "scene": {...}}')
+    p.add_argument("--libero", action="store_true", help="LIBERO's four suites and their mean")
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    p.set_defaults(handler=cmd_entropy)
+
+
+def cmd_entropy(args: argparse.Namespace) -> int:
+    import json
+
+    from heedful.api import entropy
+
+    result = entropy(args.tasks, libero=args.libero)
+    if args.format == "json":
+        print(json.dumps(result, indent=2))
+        return 0
+    for group in result["groups"]:
+        name = group.get("scene", group.get("suite"))
+        size = f"{group['tasks']} tasks" if "tasks" in group else f"{group['bits']:.3f} bits"
+        print(f"{name}: {size}")
+    print(f"H(T | S) = {result['bits']:.3f} bits" + (" (mean over suites)" if args.libero else ""))
+    return 0
+
+
+def add_demos(sub: Any, formatter: Any) -> None:
+    p = sub.add_parser(
+        "demos",
+        formatter_class=formatter,
+        help="write expert demonstrations as HDF5 (LIBERO / robomimic layout)",
+        description=(
+            "Run the scripted expert on every training task (50 demos each by default: 3,750), each in a fresh "
+            "1-2 cm perturbation of its scene with a sampled paraphrase, into DIR/<task>_demo.hdf5. Resumable: "
+            "run the same command again to continue. The layout is documented in heedful.suites.tabletop.demo_file."
+        ),
+    )
+    p.add_argument("suite", choices=["tabletop"], help="suite (only tabletop has demonstrations)")
+    p.add_argument("--out", type=Path, required=True, help="output directory")
+    p.add_argument("--cameras", action="store_true", help="also store agentview and wrist images")
+    p.add_argument("--image-size", type=int, default=128, help="image height and width with --cameras")
+    p.add_argument("--per-task", type=int, default=50, help="demonstrations per training task")
+    p.add_argument(
+        "--task", action="append", dest="tasks", metavar="LABEL", help="only this training task (repeatable)"
+    )
+    p.add_argument("--seed", type=int, default=0, help="perturbation and paraphrase seed")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.set_defaults(handler=cmd_demos)
+
+
+def cmd_demos(args: argparse.Namespace) -> int:
+    from heedful.api import demos
+
+    progress = LazyProgress(not args.no_progress, "demo", "demos tabletop")
+    try:
+        summary = demos(
+            args.out,
+            per_task=args.per_task,
+            cameras=args.cameras,
+            image_size=args.image_size,
+            seed=args.seed,
+            tasks=args.tasks,
+            progress=progress,
+        )
+    finally:
+        progress.close()
+    print(
+        f"{summary['demos']} demos of {summary['tasks']} tasks in {args.out} "
+        f"({summary['written']} written now, {summary['rejected']} expert attempts rejected)"
+    )
+    return 0
+
+
+REGISTRARS = [
+    add_generate,
+    add_run,
+    add_report,
+    add_export,
+    add_compare,
+    add_schema,
+    add_list,
+    add_replay,
+    add_entropy,
+    add_demos,
+]

@@ -12,6 +12,7 @@ SUITES: Registry[Any] = Registry(
     builtins={
         "decisions": "heedful.suites.decisions.suite:DecisionsSuite",
         "household": "heedful.suites.household.suite:HouseholdSuite",
+        "tabletop": "heedful.suites.tabletop.suite:TabletopSuite",
     },
 )
 

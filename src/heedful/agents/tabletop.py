@@ -1,0 +1,168 @@
+"""Agents for the tabletop suite (RoboFollow protocol) and the protocols they implement.
+
+- `PlannerAgent`: reads a `PlannerObservation` (instruction, objects, history, available skills with a
+  JSON Schema) and answers one skill call as JSON text. A language-model planner plugs in here.
+- `ControllerAgent`: RoboFollow's policy interface (reset, set_instruction, predict -> action chunk).
+- `oracle`: executes the task spec with the scripted expert (privileged; must score full marks).
+- `planner`: a language model picks each skill call through structured output (`LLMPlannerAgent`).
+- `blind`: ignores the instruction. In each scene configuration it executes one of that configuration's
+  training branches, drawn per trial from the episode seed: what a policy that reads only the scene does.
+  Its branch refers to objects by identity, so in a changed layout it acts on the same objects.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from heedful.agents.base import AgentReply
+from heedful.agents.llm import LLMDecisionAgent
+from heedful.errors import ConfigError
+from heedful.llm.prompts import load_prompt
+from heedful.llm.request import SEED_MODULO, ChatRequest, Sampling
+from heedful.registry import suggest
+from heedful.seeding import derive_rng
+from heedful.suites.tabletop.expert import program
+from heedful.suites.tabletop.grounding import PLACE_DIST, RELATION_VECTORS
+from heedful.suites.tabletop.model import Grounded, Layout, TabletopTask, TabletopTrial
+from heedful.suites.tabletop.observation import PlannerObservation
+from heedful.suites.tabletop.skillcalls import SkillCall
+
+DONE = SkillCall(skill="done")
+
+
+@runtime_checkable
+class PlannerAgent(Protocol):
+    """Chooses the next skill call from the observation; `reply.text` is one JSON skill call.
+
+    Agents keep no state between episodes (the observation carries the episode's history). They may raise
+    AgentInterfaceError / AgentTimeoutError, recorded with their own status.
+    """
+
+    name: str
+
+    def act(self, observation: PlannerObservation) -> AgentReply: ...
+
+
+@runtime_checkable
+class ControllerAgent(Protocol):
+    """A low-level policy: `predict` gets {"image", "wrist_image", "state", "prompt"} (images for the cameras
+    it names in `cameras`) and returns a (T, 7) chunk of `delta_eef` actions."""
+
+    name: str
+
+    def reset(self) -> None: ...
+
+    def set_instruction(self, instruction: str) -> None: ...
+
+    def predict(self, observation: dict[str, Any]) -> NDArray[np.float64]: ...
+
+
+def _reply(calls: list[SkillCall], observation: PlannerObservation, **info: Any) -> AgentReply:
+    i = len(observation.history)
+    return AgentReply(text=(calls[i] if i < len(calls) else DONE).text(), info=info)
+
+
+class OracleAgent:
+    """Runs the expert program of the grounded task (it never reads the instruction)."""
+
+    name = "oracle"
+
+    def act(self, observation: PlannerObservation) -> AgentReply:
+        task, layout = observation.privileged.task, observation.privileged.layout
+        return _reply(program(task.grounded, layout), observation)
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "reads": "grounded task spec (never the instruction)"}
+
+
+class BlindAgent:
+    """Executes a training branch of the episode's scene configuration, chosen without language."""
+
+    name = "blind"
+
+    def __init__(self) -> None:
+        self.branches: dict[str, list[Grounded]] = {}
+
+    def fit(self, train_episodes: Sequence[Any]) -> None:
+        """Learn each configuration's training branches from the L0 tasks (their grounded specs)."""
+        branches: dict[str, list[Grounded]] = {}
+        for ep in train_episodes:
+            task = ep.task if isinstance(ep, TabletopTrial) else ep
+            if not isinstance(task, TabletopTask):
+                raise ConfigError(f"the blind agent fits on tabletop tasks, got {type(ep).__name__}")
+            if task.level == "L0" and task.grounded not in branches.setdefault(task.config, []):
+                branches[task.config].append(task.grounded)
+        self.branches = branches
+
+    def act(self, observation: PlannerObservation) -> AgentReply:
+        task, layout = observation.privileged.task, observation.privileged.layout
+        options = self.branches.get(task.base_config)
+        if not options:
+            raise ConfigError(
+                f"the blind agent knows no training branch of configuration {task.base_config!r}; "
+                "run it on a dataset that holds the L0 tasks"
+            )
+        k = int(derive_rng(observation.seed, "blind-branch").integers(len(options)))
+        branch = options[k]
+        return _reply(blind_program(branch, layout), observation, branch=k, of=len(options))
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "reads": "scene configuration only (a training branch drawn per trial)"}
+
+
+def blind_program(g: Grounded, layout: Layout) -> list[SkillCall]:
+    """The expert program of a training branch in `layout`; a relative placement whose usual point is taken
+    goes to that point anyway (the skill then reports it occupied), as a policy copying the motion would."""
+    try:
+        return program(g, layout)
+    except ConfigError:
+        if g.action != "place_relative" or g.target is None or g.relation is None:
+            raise
+        anchor = layout.obj(g.target)
+        vx, vy = RELATION_VECTORS["right_of" if g.relation == "beside" else g.relation]
+        point = {"x": anchor.x + vx * PLACE_DIST, "y": anchor.y + vy * PLACE_DIST}
+        return [
+            SkillCall(skill="pick", args={"object": g.source}),
+            SkillCall(skill="place_at", args=point),
+            SkillCall(skill="go_home"),
+        ]
+
+
+class LLMPlannerAgent(LLMDecisionAgent):
+    """`planner`: a language model reads the scene, the instruction and the calls so far, and answers one
+    skill call as JSON (constrained by the skill-call JSON Schema unless `constrain=False`).
+
+    It acts only through the skills, so it isolates intent (choosing the right call) from motor execution.
+    Options are those of the `llm` agent (model, base_url, gguf, sampling, cache, budget, ...); the prompt
+    pair is `tabletop.system.txt` / `tabletop.user.txt` (user field `$observation`), from `prompt_dir` if given.
+    """
+
+    name = "planner"
+
+    def __init__(self, *, prompt_dir: str | None = None, max_tokens: int = 160, **kwargs: Any) -> None:
+        known = set(inspect.signature(LLMDecisionAgent).parameters)
+        for key in kwargs:
+            if key not in known:
+                choices = ", ".join(sorted(known))
+                raise ConfigError(f"agent 'planner' has no argument {key!r}{suggest(key, known)}; it takes: {choices}")
+        super().__init__(max_tokens=max_tokens, **kwargs)
+        self.prompt = load_prompt("tabletop", prompt_dir)
+
+    def request_for(self, observation: Any) -> ChatRequest:
+        """The chat request for one planning step of a tabletop trial."""
+        messages = self.prompt.messages(observation=observation.text)
+        seed = observation.seed % SEED_MODULO if self.seed == "episode" else self.seed
+        if isinstance(seed, str):  # pragma: no cover - the seed option admits no other text
+            raise ConfigError(f"unknown seed mode {seed!r}")
+        sampling = Sampling(self.sampling.temperature, self.sampling.top_p, self.sampling.max_tokens, seed)
+        schema = observation.schema if self.constrain else None
+        return ChatRequest(messages=messages, sampling=sampling, schema=schema, schema_name="skill_call")
+
+    def act(self, observation: PlannerObservation) -> AgentReply:
+        """Ask the model for the next call (transport failures raise the runner's interface / timeout errors)."""
+        return self.decide(observation)

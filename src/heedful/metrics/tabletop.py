@@ -1,0 +1,187 @@
+"""RoboFollow metrics from tabletop records alone: mean intent, mean execution, intent-full rate,
+execution-full rate and completion rate, task-macro per scene x level, with bootstrap CIs over tasks.
+
+Each task's trials are averaged first, then tasks are averaged unweighted (task macro), as the paper
+does within each scene and level. Records with status ok or parse_error are scored (a parse error keeps
+the scores of what the robot did before it); interface errors, timeouts and crashes appear only in the
+status rows. Intervals: percentile bootstrap over tasks (10,000 resamples by default, every metric of a
+group on the same replicates).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+
+import numpy as np
+
+from heedful.errors import RunError
+from heedful.metrics.compare import MCNEMAR_PREFIX, ComparisonRow, matched_scored
+from heedful.metrics.stats import cluster_bootstrap_ratios, mcnemar_exact, paired_cluster_bootstrap_diffs
+from heedful.records import Record, Status
+from heedful.seeding import derive_rng
+from heedful.suites.base import MetricRow
+
+METRICS = ("intent", "execution", "intent_full", "execution_full", "complete")
+LABELS = {
+    "intent": "mean intent",
+    "execution": "mean execution",
+    "intent_full": "intent-full rate",
+    "execution_full": "execution-full rate",
+    "complete": "completion rate",
+}
+SCENES = ("S1", "S2", "S3", "S4")
+LEVELS = ("L0", "L1", "L2", "L3")
+STATUS_GROUP = "status"
+CI_METHOD = "task bootstrap"
+_REQUIRED = ("task", "scene", "level")
+
+
+def _status_rows(records: Sequence[Record]) -> list[MetricRow]:
+    n = len(records)
+    counts = {s: sum(1 for r in records if r.status is s) for s in Status}
+    return [
+        MetricRow(metric=s.value, group=STATUS_GROUP, value=k / n, ci_low=None, ci_high=None, n=n, k=k, unit="trial")
+        for s, k in counts.items()
+        if k
+    ]
+
+
+def task_means(records: Sequence[Record]) -> dict[str, tuple[str, str, np.ndarray]]:
+    """task -> (scene, level, mean of each metric over the task's scored trials)."""
+    trials: dict[str, list[Record]] = defaultdict(list)
+    for r in records:
+        if r.status.scored:
+            trials[r.keys["task"]].append(r)
+    out = {}
+    for task, rs in sorted(trials.items()):
+        values = np.array([[float(r.scores.get(m, 0.0)) for m in METRICS] for r in rs])
+        out[task] = (rs[0].keys["scene"], rs[0].keys["level"], values.mean(axis=0))
+    return out
+
+
+def tabletop_metrics(records: Sequence[Record], *, resamples: int = 10_000, seed: int = 0) -> list[MetricRow]:
+    """Status rows, then the five metrics for every scene x level, every level (all tasks) and all tasks."""
+    for record in records:
+        missing = [k for k in _REQUIRED if k not in record.keys]
+        if missing:
+            raise RunError(f"record {record.episode_id!r} lacks the tabletop keys {missing}; use a tabletop run")
+    means = task_means(records)
+    groups: dict[str, list[np.ndarray]] = defaultdict(list)
+    for scene, level, values in means.values():
+        for group in (f"{scene} / {level}", level, "all"):
+            groups[group].append(values)
+    order = [f"{s} / {lv}" for s in SCENES for lv in LEVELS] + list(LEVELS) + ["all"]
+    rows = _status_rows(records)
+    for group in [g for g in order if g in groups] + sorted(set(groups) - set(order)):
+        rows += _group_rows(group, np.array(groups[group]), resamples, seed)
+    return rows
+
+
+def _group_rows(group: str, values: np.ndarray, resamples: int, seed: int) -> list[MetricRow]:
+    intervals = cluster_bootstrap_ratios(
+        values, np.ones_like(values), resamples=resamples, rng=derive_rng(seed, "bootstrap", "tabletop", group)
+    )
+    n = values.shape[0]
+    return [
+        MetricRow(
+            metric=metric,
+            group=group,
+            value=float(values[:, j].mean()),
+            ci_low=_finite(intervals[j][0]),
+            ci_high=_finite(intervals[j][1]),
+            n=n,
+            unit="task",
+            ci_method=CI_METHOD,
+        )
+        for j, metric in enumerate(METRICS)
+    ]
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def table1(rows: Sequence[MetricRow]) -> str:
+    """The paper's Table 1 layout: metrics by scene x level (values in %), then the mean over scenes.
+
+    The mean over scenes is the unweighted mean of the scene values present (the paper's headline);
+    a cell without tasks prints `-`.
+    """
+    table = {(row.group, row.metric): row.value for row in rows}
+
+    def cell(value: float | None) -> str:
+        return "-" if value is None else f"{100 * value:.1f}"
+
+    head1 = " " * 20 + " | ".join(f"{name:^27}" for name in (*SCENES, "mean over scenes"))
+    head2 = " " * 20 + " | ".join(" ".join(f"{lv:>6}" for lv in LEVELS) for _ in range(len(SCENES) + 1))
+    lines = ["Table 1 layout (task macro, %)", head1, head2]
+    for metric in METRICS:
+        blocks = [" ".join(f"{cell(table.get((f'{s} / {lv}', metric))):>6}" for lv in LEVELS) for s in SCENES]
+        means = []
+        for lv in LEVELS:
+            present = [v for s in SCENES if (v := table.get((f"{s} / {lv}", metric))) is not None]
+            means.append(f"{cell(sum(present) / len(present) if present else None):>6}")
+        lines.append(f"{LABELS[metric]:<20}" + " | ".join([*blocks, " ".join(means)]))
+    return "\n".join(lines)
+
+
+def compare_tabletop_runs(
+    records_a: Sequence[Record], records_b: Sequence[Record], *, resamples: int = 10_000, seed: int = 0
+) -> list[ComparisonRow]:
+    """Paired comparison of two runs on the same trials: each metric's task-macro difference (A - B) with a
+    paired bootstrap over tasks, and an exact McNemar test on trial completion, per scene x level and overall."""
+    a, b = matched_scored(records_a, records_b)
+    means_a, means_b = task_means(a), task_means(b)
+    members: dict[str, list[str]] = defaultdict(list)
+    for task, (scene, level, _) in means_a.items():
+        for group in ("all", level, f"{scene} / {level}"):
+            members[group].append(task)
+    rows: list[ComparisonRow] = []
+    for group in sorted(members, key=lambda g: (g != "all", g.count("/"), g)):
+        va = np.array([means_a[t][2] for t in members[group]])
+        vb = np.array([means_b[t][2] for t in members[group]])
+        ones = np.ones_like(va)
+        intervals = paired_cluster_bootstrap_diffs(
+            va, ones, vb, ones, resamples=resamples, rng=derive_rng(seed, "tabletop-compare", group)
+        )
+        for j, metric in enumerate(METRICS):
+            ma, mb = float(va[:, j].mean()), float(vb[:, j].mean())
+            low, high = intervals[j]
+            rows.append(
+                ComparisonRow(
+                    metric,
+                    group,
+                    ma,
+                    mb,
+                    ma - mb,
+                    _finite(low),
+                    _finite(high),
+                    len(va),
+                    "task",
+                    "paired task bootstrap",
+                )
+            )
+        tasks = set(members[group])
+        pairs = [(ra, rb) for ra, rb in zip(a, b, strict=True) if ra.keys["task"] in tasks]
+        wins_a = sum(1 for ra, rb in pairs if ra.scores.get("complete") == 1.0 and rb.scores.get("complete") != 1.0)
+        wins_b = sum(1 for ra, rb in pairs if ra.scores.get("complete") != 1.0 and rb.scores.get("complete") == 1.0)
+        rows.append(
+            ComparisonRow(
+                f"{MCNEMAR_PREFIX}complete",
+                group,
+                None,
+                None,
+                None,
+                None,
+                None,
+                len(pairs),
+                unit="trial",
+                ci_method="exact McNemar on completion",
+                mcnemar_b=wins_a,
+                mcnemar_c=wins_b,
+                p_value=mcnemar_exact(wins_a, wins_b),
+            )
+        )
+    return rows

@@ -1,0 +1,157 @@
+"""Demonstrations: the scripted expert on every training task, 50 demos each (3,750 in all), each in a
+fresh 1-2 cm perturbation of the task's layout with one of its paraphrases sampled, written as HDF5
+(layout in `demo_file.py`). Resumable: finished demos are kept and generation continues after them.
+
+A demo is kept only when the expert completes it with full intent and execution; otherwise the same
+demo index is tried again with the next perturbation (bounded), and the rejections are counted.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from heedful.errors import ConfigError, GenerationError
+from heedful.seeding import derive_seed
+from heedful.sims.tabletop.config import RenderConfig
+from heedful.suites.tabletop.demo_file import DEMO_FORMAT, Demo, completed, env_args, open_task_file, write_demo
+from heedful.suites.tabletop.expert import program
+from heedful.suites.tabletop.model import TrainingTask
+from heedful.suites.tabletop.perturb import perturb
+from heedful.suites.tabletop.runtime import TrialRuntime
+from heedful.suites.tabletop.scoring import score_trajectory
+from heedful.suites.tabletop.skillcalls import execute
+
+DEMOS_PER_TASK = 50
+MAX_ATTEMPTS = 5
+MANIFEST = "demos.json"
+CAMERA_KEYS = {"agentview": "agentview_rgb", "wrist": "eye_in_hand_rgb"}
+
+
+@dataclass(frozen=True)
+class DemoSettings:
+    """What decides the demos' content (stored in DIR/demos.json; a resume must match it)."""
+
+    seed: int = 0
+    per_task: int = DEMOS_PER_TASK
+    cameras: bool = False
+    image_size: int = 128
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"format": DEMO_FORMAT, **self.__dict__}
+
+
+def record_demo(task: TrainingTask, settings: DemoSettings, index: int) -> tuple[Demo, int]:
+    """Run the expert for demo `index` of `task`; returns the demo and how many attempts were rejected.
+
+    Raises:
+        GenerationError: the expert failed MAX_ATTEMPTS perturbations in a row.
+    """
+    render = RenderConfig(width=settings.image_size, height=settings.image_size)
+    cameras = tuple(CAMERA_KEYS) if settings.cameras else ()
+    for attempt in range(MAX_ATTEMPTS):
+        seed = derive_seed(settings.seed, "demo", task.label, index, attempt)
+        rng = np.random.default_rng(seed)
+        layout = perturb(task.layout, task.spec, task.grounded, rng)
+        instruction = task.paraphrases[int(rng.integers(len(task.paraphrases)))]
+        rt = TrialRuntime(layout, 10_000, cameras=cameras, keep_states=True, render=render)
+        try:
+            for call in program(task.grounded, layout):
+                execute(call, rt.skills)
+            traj = rt.trajectory()
+            score = score_trajectory(traj, task.grounded, layout, task.scene)
+            if score.intent >= 1.0 and score.execution >= 1.0 and score.complete and len(traj) > 1:
+                t = len(traj) - 1
+                robot = np.concatenate([traj.tcp_pos, _axis_angles(traj.tcp_quat), _fingers(traj.gripper_opening)], 1)
+                images = {CAMERA_KEYS[c]: traj.frames[c][:t] for c in cameras}
+                demo = Demo(
+                    instruction=instruction,
+                    seed=seed,
+                    layout_json=layout.model_dump_json(),
+                    actions=traj.actions,
+                    states=np.stack(rt.states or [])[:t],
+                    robot_states=robot[:t],
+                    object_poses=traj.object_poses[:t],
+                    images=images,
+                )
+                return demo, attempt
+        finally:
+            rt.close()
+    raise GenerationError(f"the expert failed demo {index} of {task.label} in {MAX_ATTEMPTS} perturbations")
+
+
+def _axis_angles(quats: np.ndarray) -> np.ndarray:
+    from heedful.sims.tabletop.rotations import quat_to_axis_angle
+
+    return np.stack([quat_to_axis_angle(q) for q in quats])
+
+
+def _fingers(opening: np.ndarray) -> np.ndarray:
+    half = opening / 2
+    return np.stack([half, -half], axis=1)
+
+
+def _check_manifest(out: Path, settings: DemoSettings) -> None:
+    path = out / MANIFEST
+    wanted = settings.as_dict()
+    if path.exists():
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        if stored != wanted:
+            raise ConfigError(
+                f"{out} holds demos made with {stored}; this request is {wanted}: use the same settings to "
+                "resume, or another --out"
+            )
+    else:
+        out.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(wanted, indent=2) + "\n", encoding="utf-8")
+
+
+def generate_demos(
+    out: Path,
+    settings: DemoSettings,
+    tasks: Sequence[TrainingTask],
+    progress: Callable[[int, int], Any] | None = None,
+) -> dict[str, int]:
+    """Write `settings.per_task` demos of every task into `out`, continuing any earlier partial run.
+
+    Returns:
+        Counts: tasks, demos (in the files now), written (by this call), rejected (expert attempts dropped).
+    """
+    out = Path(out)
+    _check_manifest(out, settings)
+    total = len(tasks) * settings.per_task
+    written = rejected = present = 0
+    for task in tasks:
+        meta = {
+            "heedful_format": DEMO_FORMAT,
+            "env_args": env_args(settings.image_size, settings.cameras),
+            "problem_info": json.dumps(
+                {
+                    "language_instruction": task.paraphrases[0],
+                    "task": task.label,
+                    "scene": task.scene,
+                    "config": task.config,
+                }
+            ),
+            "paraphrases": json.dumps(list(task.paraphrases)),
+        }
+        handle = open_task_file(out / f"{task.label}_demo.hdf5", meta)
+        try:
+            start = min(completed(handle), settings.per_task)
+            present += start
+            if progress is not None and start:
+                progress(start, total)
+            for index in range(start, settings.per_task):
+                demo, dropped = record_demo(task, settings, index)
+                write_demo(handle, index, demo)
+                written, rejected, present = written + 1, rejected + dropped, present + 1
+                if progress is not None:
+                    progress(1, total)
+        finally:
+            handle.close()
+    return {"tasks": len(tasks), "demos": present, "written": written, "rejected": rejected}

@@ -1,0 +1,204 @@
+"""The task registry: 75 training task labels and the 554 evaluation tasks (75 / 86 / 173 / 220 at
+L0 / L1 / L2 / L3, split per scene as in RoboFollow).
+
+- L0: every training task in its training layout, in its first training phrasing.
+- L1: training phrasings in layouts that differ from training (tasks whose referents or branch change
+  are taken first).
+- L2: held-out phrasings (new referring expressions, equivalent rewrites, recombinations) in the training
+  layouts; never a training phrasing.
+- L3: held-out phrasings in L1 layouts.
+
+Candidates that do not ground, are infeasible, or repeat a phrasing are dropped; the rest are picked
+round-robin over (layout, action) strata in a fixed pseudo-random order, so the registry is the same on
+every machine. It is part of the protocol: it does not depend on any run seed.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from functools import cache
+
+from heedful.errors import GenerationError
+from heedful.seeding import stable_hash
+from heedful.suites.tabletop import scene1, scene2, scene3, scene4
+from heedful.suites.tabletop.family import Family
+from heedful.suites.tabletop.grounding import GroundingError, ground
+from heedful.suites.tabletop.language import normalize, paraphrases
+from heedful.suites.tabletop.model import Grounded, Layout, Level, TabletopTask, TaskSpec, TrainingTask
+
+FAMILIES: tuple[Family, ...] = (scene1.FAMILY, scene2.FAMILY, scene3.FAMILY, scene4.FAMILY)
+HELD_LEVELS: tuple[Level, ...] = ("L1", "L2", "L3")
+REGISTRY_SALT = "robofollow-heedful-v1"
+# Control steps per trial (20 Hz), about twice the scripted expert's longest use over perturbations.
+HORIZONS = {
+    "pickup": 180,
+    "push": 200,
+    "place_relative": 240,
+    "stack": 240,
+    "place_bowl": 240,
+    "place_slot": 240,
+    "route_place": 280,
+    "sequence_pickups": 300,
+}
+
+
+def task_kind(spec: TaskSpec) -> str:
+    """A short name of what a task asks: its action, prefixed with `if_` for conditionals."""
+    return f"if_{spec.goal.action}" if spec.condition is not None else spec.goal.action
+
+
+def horizon(spec: TaskSpec) -> int:
+    """Control steps of every trial of a task: the longest of its branches' horizons."""
+    return max(HORIZONS[action] for action in spec.actions)
+
+
+@cache
+def training_tasks() -> tuple[TrainingTask, ...]:
+    """The 75 training task labels in their 6 configurations."""
+    out = []
+    for family in FAMILIES:
+        for i, (config, spec) in enumerate(family.training):
+            layout = family.configs[config]
+            out.append(
+                TrainingTask(
+                    label=f"s{family.scene}_t{i:02d}_{task_kind(spec)}",
+                    scene=family.scene,
+                    config=config,
+                    spec=spec,
+                    paraphrases=paraphrases(spec, family.wording),
+                    grounded=ground(spec, layout),
+                    layout=layout,
+                )
+            )
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    layout: Layout
+    base_config: str
+    spec: TaskSpec
+    grounded: Grounded
+    instruction: str
+    label: str | None
+    preferred: bool
+
+    @property
+    def stratum(self) -> tuple[str, str]:
+        return (self.layout.layout_id, task_kind(self.spec))
+
+    @property
+    def order(self) -> int:
+        return stable_hash(f"{REGISTRY_SALT}/{self.layout.layout_id}/{self.instruction}", 1 << 62)
+
+
+def _try_ground(spec: TaskSpec, layout: Layout) -> Grounded | None:
+    try:
+        return ground(spec, layout)
+    except GroundingError:
+        return None
+
+
+def _moved(g: Grounded, before: Layout, after: Layout) -> bool:
+    """Whether an object the grounded task involves stands elsewhere in `after` than in `before`."""
+    involved = {n for n in (g.source, g.second, g.target, *g.allowed_bars) if n is not None}
+    where = {o.name: (o.x, o.y) for o in before.objects}
+    return any(where.get(o.name) != (o.x, o.y) for o in after.objects if o.name in involved)
+
+
+def _select(candidates: list[_Candidate], n: int, where: str) -> list[_Candidate]:
+    """Pick `n` distinct candidates, preferred first, round-robin over strata in a fixed order."""
+    unique: dict[tuple[str, str], _Candidate] = {}
+    for c in candidates:
+        unique.setdefault((c.layout.layout_id, normalize(c.instruction)), c)
+    if len(unique) < n:
+        raise GenerationError(f"{where}: only {len(unique)} valid candidate tasks, {n} needed")
+    chosen: list[_Candidate] = []
+    for preferred in (True, False):
+        strata: dict[tuple[str, str], list[_Candidate]] = defaultdict(list)
+        for c in sorted(unique.values(), key=lambda c: c.order):
+            if c.preferred == preferred:
+                strata[c.stratum].append(c)
+        queues = [strata[key] for key in sorted(strata)]
+        while len(chosen) < n and any(queues):
+            for queue in queues:
+                if queue and len(chosen) < n:
+                    chosen.append(queue.pop(0))
+    return chosen
+
+
+def _level_candidates(family: Family, level: Level, train: list[TrainingTask], seen: set[str]) -> list[_Candidate]:
+    out: list[_Candidate] = []
+    if level == "L1":
+        for base, layout in family.l1_layouts:
+            for t in (t for t in train if t.config == base):
+                g = _try_ground(t.spec, layout)
+                if g is not None:
+                    changed = g != t.grounded or _moved(g, t.layout, layout)
+                    out.append(_Candidate(layout, base, t.spec, g, t.paraphrases[0], t.label, changed))
+        return out
+    places = [(t.config, t.layout) for t in train] if level == "L2" else family.l1_layouts
+    for base, layout in dict.fromkeys(places):
+        for t in (t for t in train if t.config == base):
+            for spec, text in family.held_out(t.spec, layout):
+                g = _try_ground(spec, layout)
+                if g is not None and normalize(text) not in seen:
+                    out.append(_Candidate(layout, base, spec, g, text, None, True))
+    return out
+
+
+def _task(family: Family, level: Level, k: int, c: _Candidate) -> TabletopTask:
+    return TabletopTask(
+        task=f"s{family.scene}_{level}_{k:03d}_{task_kind(c.spec)}",
+        scene=family.scene,
+        level=level,
+        config=c.layout.layout_id,
+        base_config=c.base_config,
+        action=c.grounded.action,
+        instruction=c.instruction,
+        spec=c.spec,
+        grounded=c.grounded,
+        layout=c.layout,
+        horizon=horizon(c.spec),
+        training_label=c.label,
+    )
+
+
+@cache
+def evaluation_tasks() -> tuple[TabletopTask, ...]:
+    """The 554 evaluation tasks, ordered by scene, level and name.
+
+    Raises:
+        GenerationError: a scene and level has fewer valid candidates than the protocol needs.
+    """
+    training = training_tasks()
+    seen = {normalize(p) for t in training for p in t.paraphrases}
+    out: list[TabletopTask] = []
+    for family in FAMILIES:
+        train = [t for t in training if t.scene == family.scene]
+        l0 = [_Candidate(t.layout, t.config, t.spec, t.grounded, t.paraphrases[0], t.label, True) for t in train]
+        out += [_task(family, "L0", k, c) for k, c in enumerate(l0)]
+        for level, n in zip(HELD_LEVELS, family.counts[1:], strict=True):
+            picked = _select(_level_candidates(family, level, train, seen), n, f"scene {family.scene} {level}")
+            out += [_task(family, level, k, c) for k, c in enumerate(picked)]
+    return tuple(out)
+
+
+def training_layouts() -> dict[str, Layout]:
+    """The six training configurations by id."""
+    return {t.config: t.layout for t in training_tasks()}
+
+
+def training_entropy() -> dict[str, object]:
+    """H(T | S) of the training set, its 75 labels grouped by their task-independent layout (3.782 bits)."""
+    from heedful.metrics.entropy import entropy_report, scene_key
+
+    pairs = [(t.label, _scene_content(t.layout)) for t in training_tasks()]
+    names = {scene_key(_scene_content(t.layout)): t.config for t in training_tasks()}
+    return entropy_report(pairs, names)
+
+
+def _scene_content(layout: Layout) -> dict[str, object]:
+    """Everything in the initial scene but its name: the objects and what lies in which bowl."""
+    return layout.model_dump(mode="json", exclude={"layout_id"})

@@ -1,0 +1,167 @@
+"""One trial with an agent: a fresh perturbed scene, the agent acting for a fixed horizon, the recorded
+trajectory scored stage by stage.
+
+Two kinds of agents act here:
+
+- planners (`act(observation) -> reply`, reply.text a JSON skill call) choose skills in a closed loop until
+  they answer `done`, the horizon is used up, or `max_calls` calls were made (12 by default);
+- controllers (RoboFollow's policy interface: `reset()`, `set_instruction(text)`, `predict(obs)` returning
+  an action chunk of shape (T, 7) in the simulator's `delta_eef` space) act step by step.
+
+Whatever the agent does, the trial runs its full horizon: when the agent stops early the robot holds
+still, and a policy that undoes its work after success is scored on what it did. An answer that is not a
+valid skill call, or an action that is not a valid action, ends the agent's turn with status parse_error
+(never replaced by a guess); the trajectory up to then is scored as it stands.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from heedful.errors import ConfigError, InvalidActionError
+from heedful.records import Status
+from heedful.sims.tabletop.motion import SkillResult
+from heedful.suites.tabletop.model import Layout, TabletopTrial
+from heedful.suites.tabletop.observation import observe
+from heedful.suites.tabletop.perturb import perturb
+from heedful.suites.tabletop.runtime import HorizonReachedError, TrialRuntime
+from heedful.suites.tabletop.scoring import TrialScore, score_trajectory
+from heedful.suites.tabletop.skillcalls import SkillCallError, execute, parse_call
+
+MAX_CALLS = 12  # the expert needs at most 4 calls; a planner gets three times as many
+VIDEO_CAMERA = "agentview"
+CONTROLLER_CAMERAS = {"agentview": "image", "wrist": "wrist_image"}
+
+
+@dataclass
+class TrialRun:
+    """What happened in one trial."""
+
+    layout: Layout
+    status: Status = Status.OK
+    error: str | None = None
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    replies: list[str] = field(default_factory=list)
+    usage: dict[str, int] = field(default_factory=dict)
+    info: dict[str, Any] = field(default_factory=dict)
+    acting_steps: int = 0
+    steps: int = 0
+    score: TrialScore | None = None
+    video: str | None = None
+
+
+def trial_layout(trial: TabletopTrial) -> Layout:
+    """The trial's initial scene: the task's layout perturbed by the trial seed."""
+    task = trial.task
+    return perturb(task.layout, task.spec, task.grounded, np.random.default_rng(trial.trial_seed))
+
+
+def run_trial(
+    trial: TabletopTrial, agent: Any, seed: int, video_dir: str | None = None, max_calls: int = MAX_CALLS
+) -> TrialRun:
+    """Roll one trial out with `agent` and score it.
+
+    Args:
+        trial: The trial (task and trial seed).
+        agent: A planner (`act`) or a controller (`predict`).
+        seed: Per-episode randomness for the agent (from the run seed and the episode id).
+        video_dir: Write the agentview video of the trial there (MP4).
+        max_calls: The most skill calls a planner may make.
+    """
+    task = trial.task
+    run = TrialRun(layout=trial_layout(trial))
+    cameras = (VIDEO_CAMERA,) if video_dir else ()
+    rt = TrialRuntime(run.layout, task.horizon, cameras=cameras)
+    try:
+        if callable(getattr(agent, "predict", None)):
+            _control(trial, agent, rt, run)
+        elif callable(getattr(agent, "act", None)):
+            _plan(trial, agent, rt, run, seed, max_calls)
+        else:
+            raise ConfigError(f"agent {type(agent).__name__} has neither act() (planner) nor predict() (controller)")
+        run.acting_steps = rt.steps
+        rt.idle_to_horizon()
+        run.steps = rt.steps
+        traj = rt.trajectory()
+        run.score = score_trajectory(traj, task.grounded, run.layout, task.scene)
+        if video_dir:
+            run.video = str(_write_video(traj.frames[VIDEO_CAMERA], Path(video_dir), trial.episode_id))
+    finally:
+        rt.close()
+    return run
+
+
+def _merge_reply(run: TrialRun, reply: Any) -> str:
+    text = str(getattr(reply, "text", reply))
+    run.replies.append(text)
+    for key, value in dict(getattr(reply, "usage", {}) or {}).items():
+        run.usage[key] = run.usage.get(key, 0) + int(value)
+    run.info.update(dict(getattr(reply, "info", {}) or {}))
+    return text
+
+
+def _plan(trial: TabletopTrial, agent: Any, rt: TrialRuntime, run: TrialRun, seed: int, max_calls: int) -> None:
+    results: list[SkillResult] = []
+    texts: list[str] = []
+    for _ in range(max_calls):
+        if rt.left <= 0:
+            return
+        obs = observe(rt.sim, trial.task, run.layout, results, texts, rt.horizon, seed)
+        text = _merge_reply(run, agent.act(obs))
+        try:
+            call = parse_call(text, rt.sim.object_names)
+        except SkillCallError as exc:
+            run.status, run.error = Status.PARSE_ERROR, f"call {len(results) + 1}: {exc}"
+            return
+        if call.skill == "done":
+            return
+        start = rt.steps
+        try:
+            result = execute(call, rt.skills)
+        except HorizonReachedError:
+            result = SkillResult(call.skill, False, "the horizon was reached during the skill", rt.steps - start)
+        results.append(result)
+        texts.append(call.text())
+        run.calls.append({"call": call.text(), "ok": result.success, "reason": result.reason, "start": start})
+
+
+def _controller_obs(rt: TrialRuntime, cameras: tuple[str, ...], instruction: str) -> dict[str, Any]:
+    obs: dict[str, Any] = {CONTROLLER_CAMERAS[c]: rt.sim.render(c) for c in cameras}
+    obs["state"] = rt.sim.state_vector()
+    obs["prompt"] = instruction
+    return obs
+
+
+def _control(trial: TabletopTrial, agent: Any, rt: TrialRuntime, run: TrialRun) -> None:
+    cameras = tuple(getattr(agent, "cameras", tuple(CONTROLLER_CAMERAS)))
+    unknown = set(cameras) - set(CONTROLLER_CAMERAS)
+    if unknown:
+        raise ConfigError(f"controller cameras must be among {sorted(CONTROLLER_CAMERAS)}, got {sorted(unknown)}")
+    agent.reset()
+    agent.set_instruction(trial.task.instruction)
+    while rt.left > 0:
+        chunk = np.asarray(agent.predict(_controller_obs(rt, cameras, trial.task.instruction)), dtype=np.float64)
+        if chunk.ndim == 1:
+            chunk = chunk[None, :]
+        if chunk.ndim != 2 or chunk.shape[0] == 0:
+            run.status, run.error = Status.PARSE_ERROR, f"predict returned shape {chunk.shape}, not (T, 7)"
+            return
+        try:
+            for action in chunk[: rt.left]:
+                rt.step(action)
+        except InvalidActionError as exc:
+            run.status, run.error = Status.PARSE_ERROR, f"invalid action at step {rt.steps}: {exc}"
+            return
+
+
+def _write_video(frames: np.ndarray, out: Path, episode_id: str) -> Path:
+    from heedful.sims.tabletop.video import write_video
+
+    out.mkdir(parents=True, exist_ok=True)
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "__", episode_id)
+    return write_video(frames, out / f"{safe}.mp4", fps=20.0)

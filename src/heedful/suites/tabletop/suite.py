@@ -1,0 +1,189 @@
+"""The tabletop suite (RoboFollow protocol): generate the registry, expand it into trials, roll out,
+score stage by stage, report per scene x level.
+
+The dataset holds the 554 evaluation tasks. A run turns them into trials (`episodes_for_run`): 10 per
+task by default, round by round, each with RoboFollow's trial seed, optionally restricted to some
+levels and scenes. Run options: `level` (list of L0..L3), `scene` (list of 1..4), `trials`, `video_dir`,
+`max_calls` (planners).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from heedful.errors import ConfigError, DatasetError
+from heedful.records import Record, Status
+from heedful.suites.base import MetricRow, RolloutContext
+from heedful.suites.tabletop import dataset
+from heedful.suites.tabletop.model import (
+    LEVELS,
+    SCENES,
+    TASK_SCHEMA_VERSION,
+    TRIAL_SCHEMA_VERSION,
+    TabletopTask,
+    TabletopTrial,
+)
+from heedful.suites.tabletop.perturb import TRIALS, trial_seed
+from heedful.suites.tabletop.rollout import MAX_CALLS, run_trial
+
+RUN_OPTIONS = {
+    "level": "levels to run, e.g. ['L0', 'L2'] (default all)",
+    "scene": "scenes to run, e.g. [1, 4] (default all)",
+    "trials": f"trials per task (default {TRIALS}, RoboFollow's protocol)",
+    "video_dir": "write an agentview MP4 of every trial into this directory",
+    "max_calls": f"most skill calls a planner may make in one trial (default {MAX_CALLS})",
+}
+
+
+def _task_of(episode: Any) -> TabletopTask:
+    """The task of a task or of a trial."""
+    if isinstance(episode, TabletopTrial):
+        return episode.task
+    if isinstance(episode, TabletopTask):
+        return episode
+    raise ConfigError(f"not a tabletop task or trial: {type(episode).__name__}")
+
+
+def _as_list(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, list | tuple) else [value]
+
+
+class TabletopSuite:
+    """RoboFollow's four scene families at levels L0-L3 on the MuJoCo tabletop simulator."""
+
+    name = "tabletop"
+    version = "tabletop/robofollow-v1"
+
+    def generate(
+        self, seed: int = 0, config: dict[str, Any] | None = None, progress: Callable[..., Any] | None = None
+    ) -> list[TabletopTask]:
+        """The 554 evaluation tasks. The registry is part of the protocol: `seed` does not change it, and the
+        registry builds in well under a second, so `progress` is not called."""
+        if config:
+            raise ConfigError(f"tabletop generation takes no settings, got {sorted(config)}")
+        from heedful.suites.tabletop.registry import evaluation_tasks
+
+        tasks = list(evaluation_tasks())
+        return tasks
+
+    def load_dataset(self, path: Path) -> list[TabletopTask]:
+        return dataset.load_episodes(Path(path))
+
+    def save_dataset(self, episodes: Sequence[TabletopTask], out: Path, meta: dict[str, Any]) -> dict[str, Any]:
+        return dataset.save(episodes, Path(out), {"suite": self.name, "version": self.version, **meta})
+
+    def episode_schema(self) -> str:
+        return json.dumps(TabletopTask.model_json_schema(), indent=2) + "\n"
+
+    def parse_episode(self, text: str) -> TabletopTask | TabletopTrial:
+        version = json.loads(text).get("schema_version")
+        if version == TRIAL_SCHEMA_VERSION:
+            return TabletopTrial.model_validate_json(text)
+        if version == TASK_SCHEMA_VERSION:
+            return TabletopTask.model_validate_json(text)
+        raise DatasetError(f"not a tabletop task or trial (schema_version {version!r})")
+
+    def dataset_hash(self, episodes: Sequence[Any]) -> str:
+        return dataset.content_hash(episodes)
+
+    def training_episodes(self, episodes: Sequence[Any]) -> list[TabletopTask]:
+        """The L0 tasks: the training task labels in their training layouts (what `blind` fits on)."""
+        tasks = {t.task: t for t in map(_task_of, episodes)}
+        return [t for t in tasks.values() if t.level == "L0"]
+
+    def check_options(self, options: dict[str, Any]) -> None:
+        unknown = set(options) - set(RUN_OPTIONS)
+        if unknown:
+            raise ConfigError(f"tabletop has no run option {sorted(unknown)[0]!r}; options: {', '.join(RUN_OPTIONS)}")
+        for level in _as_list(options.get("level", [])):
+            if level not in LEVELS:
+                raise ConfigError(f"unknown level {level!r}; choose among {', '.join(LEVELS)}")
+        for scene in _as_list(options.get("scene", [])):
+            if scene not in SCENES:
+                raise ConfigError(f"unknown scene {scene!r}; choose among 1, 2, 3, 4")
+        for name, default in (("trials", TRIALS), ("max_calls", MAX_CALLS)):
+            value = options.get(name, default)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ConfigError(f"{name} must be a positive integer, got {value!r}")
+
+    def episodes_for_run(self, episodes: Sequence[Any], options: dict[str, Any]) -> list[TabletopTrial]:
+        """Trials of the selected tasks, round by round (all tasks' first trial, then their second, ...)."""
+        self.check_options(options)
+        levels = set(_as_list(options.get("level", LEVELS)))
+        scenes = set(_as_list(options.get("scene", SCENES)))
+        if not all(isinstance(t, TabletopTask) for t in episodes):
+            raise ConfigError("a tabletop run expects tabletop tasks (a dataset of `heedful generate tabletop`)")
+        tasks = [t for t in episodes if t.level in levels and t.scene in scenes]
+        rounds = int(options.get("trials", TRIALS))
+        return [
+            TabletopTrial(episode_id=f"{t.task}/t{r}", trial=r, trial_seed=trial_seed(t.task, r), task=t)
+            for r in range(rounds)
+            for t in tasks
+        ]
+
+    def _record(self, trial: TabletopTrial, context: RolloutContext, **fields: Any) -> Record:
+        gold = {"grounded": trial.task.grounded.model_dump(mode="json", exclude_defaults=True)}
+        return Record(episode_id=trial.episode_id, index=context.index, keys=trial.keys(), gold=gold, **fields)
+
+    def rollout(self, trial: TabletopTrial, agent: Any, context: RolloutContext) -> Record:
+        """Run one trial; transport errors of the agent propagate to the runner."""
+        if not isinstance(trial, TabletopTrial):
+            raise ConfigError("a tabletop run rolls out trials; build them with episodes_for_run")
+        options = context.options
+        run = run_trial(
+            trial,
+            agent,
+            context.seed,
+            video_dir=options.get("video_dir"),
+            max_calls=options.get("max_calls", MAX_CALLS),
+        )
+        score = run.score
+        if score is None:
+            raise ConfigError("the trial was not scored")
+        prediction = {
+            "calls": run.calls,
+            **score.details(),
+            "acting_steps": run.acting_steps,
+            "steps": run.steps,
+            "layout": [[o.name, o.x, o.y] for o in run.layout.objects],
+            "video": run.video,
+        }
+        return self._record(
+            trial,
+            context,
+            status=run.status,
+            error=run.error,
+            raw_output="\n---\n".join(run.replies) if run.replies else None,
+            prediction=prediction,
+            correct=score.complete,
+            scores={**score.scores(), "acting_steps": float(run.acting_steps)},
+            usage=dict(run.usage),
+            agent_info=dict(run.info),
+        )
+
+    def failure_record(self, trial: TabletopTrial, context: RolloutContext, status: Status, error: str) -> Record:
+        return self._record(trial, context, status=status, error=error)
+
+    def report(self, records: Sequence[Record], options: dict[str, Any]) -> list[MetricRow]:
+        from heedful.metrics.tabletop import tabletop_metrics
+
+        return tabletop_metrics(
+            records, resamples=int(options.get("resamples", 10_000)), seed=int(options.get("seed", 0))
+        )
+
+    def render_report(self, rows: Sequence[MetricRow], title: str) -> str:
+        """The metric table, then the paper's Table 1 layout (scenes x levels)."""
+        from heedful.metrics.tabletop import table1
+        from heedful.report.render import render_metric_table
+
+        return f"{render_metric_table(rows, title=title)}\n\n{table1(rows)}"
+
+    def compare(
+        self, records_a: Sequence[Record], records_b: Sequence[Record], *, resamples: int, seed: int
+    ) -> list[Any]:
+        from heedful.metrics.tabletop import compare_tabletop_runs
+
+        return compare_tabletop_runs(records_a, records_b, resamples=resamples, seed=seed)

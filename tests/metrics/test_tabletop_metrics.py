@@ -1,0 +1,88 @@
+"""Tabletop metrics from records: task macro per scene x level, CIs over tasks, status handling, Table 1."""
+
+from __future__ import annotations
+
+import pytest
+
+from heedful.errors import RunError
+from heedful.metrics.tabletop import compare_tabletop_runs, table1, tabletop_metrics
+from heedful.records import Record, Status
+
+
+def rec(task: str, trial: int, intent: float, execution: float, complete: bool, **kw: object) -> Record:
+    scene, level = task.split("_")[:2]
+    scores = {
+        "intent": intent,
+        "execution": execution,
+        "complete": float(complete),
+        "intent_full": float(intent == 1.0),
+        "execution_full": float(execution == 1.0),
+    }
+    fields: dict[str, object] = {"status": Status.OK, "scores": scores, **kw}
+    return Record(
+        episode_id=f"{task}/t{trial}",
+        index=trial,
+        keys={"task": task, "scene": scene.upper(), "level": level, "trial": str(trial)},
+        **fields,  # type: ignore[arg-type]
+    )
+
+
+def values(rows: list, group: str) -> dict[str, float | None]:  # type: ignore[type-arg]
+    return {r.metric: r.value for r in rows if r.group == group}
+
+
+def test_task_macro_averages_trials_first_then_tasks() -> None:
+    records = [
+        # task a: 4 trials, half complete; task b: 1 trial, complete. Macro completion = (0.5 + 1) / 2.
+        *(rec("s1_L0_a", i, 1.0, 1.0 if i < 2 else 0.4, i < 2) for i in range(4)),
+        rec("s1_L0_b", 0, 0.8, 0.8, True),
+    ]
+    rows = tabletop_metrics(records, resamples=200)
+    got = values(rows, "S1 / L0")
+    assert got["complete"] == pytest.approx(0.75)
+    assert got["intent"] == pytest.approx((1.0 + 0.8) / 2)
+    assert got["execution"] == pytest.approx(((1.0 + 1.0 + 0.4 + 0.4) / 4 + 0.8) / 2)
+    assert got["intent_full"] == pytest.approx(0.5)
+    row = next(r for r in rows if r.group == "S1 / L0" and r.metric == "complete")
+    assert row.n == 2 and row.unit == "task"
+    assert row.ci_low is not None and row.ci_high is not None and row.ci_low <= 0.75 <= row.ci_high
+    assert {"L0", "all"} <= {r.group for r in rows}
+
+
+def test_failures_of_the_harness_are_counted_not_scored() -> None:
+    records = [
+        rec("s2_L1_a", 0, 1.0, 1.0, True),
+        rec("s2_L1_a", 1, 0.0, 0.0, False, status=Status.CRASHED, error="boom"),
+        rec("s2_L1_b", 0, 0.4, 0.0, False, status=Status.PARSE_ERROR, error="not JSON"),
+    ]
+    rows = tabletop_metrics(records, resamples=100)
+    status = {r.metric: r.k for r in rows if r.group == "status"}
+    assert status == {"ok": 1, "parse_error": 1, "crashed": 1}
+    got = values(rows, "S2 / L1")
+    assert got["complete"] == pytest.approx(0.5)  # the crash is left out; the parse error counts as it scored
+    assert got["intent"] == pytest.approx(0.7)
+
+
+def test_records_of_another_suite_are_refused() -> None:
+    bad = Record(episode_id="x", index=0, status=Status.OK, keys={"family": "f"})
+    with pytest.raises(RunError, match="tabletop keys"):
+        tabletop_metrics([bad])
+
+
+def test_table1_lays_out_scenes_and_levels_with_the_mean_over_scenes() -> None:
+    records = [rec("s1_L0_a", 0, 1.0, 1.0, True), rec("s2_L0_a", 0, 0.5, 0.0, False)]
+    text = table1(tabletop_metrics(records, resamples=50))
+    line = next(ln for ln in text.splitlines() if ln.startswith("mean intent"))
+    cells = line.replace("|", " ").split()[2:]
+    assert cells[0] == "100.0" and cells[4] == "50.0" and cells[1] == "-"
+    assert cells[-4] == "75.0"  # mean over the scenes present at L0
+
+
+def test_paired_comparison_of_two_runs() -> None:
+    a = [rec("s1_L0_a", i, 1.0, 1.0, True) for i in range(3)] + [rec("s1_L0_b", 0, 1.0, 1.0, True)]
+    b = [rec("s1_L0_a", i, 0.2, 0.0, False) for i in range(3)] + [rec("s1_L0_b", 0, 1.0, 1.0, True)]
+    rows = compare_tabletop_runs(a, b, resamples=200)
+    diff = next(r for r in rows if r.group == "all" and r.metric == "complete")
+    assert diff.diff == pytest.approx(0.5) and diff.n == 2
+    mcnemar = next(r for r in rows if r.group == "all" and r.metric.endswith("complete") and r.p_value is not None)
+    assert (mcnemar.mcnemar_b, mcnemar.mcnemar_c) == (3, 0)
