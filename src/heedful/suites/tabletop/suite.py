@@ -17,6 +17,7 @@ from typing import Any
 from heedful.errors import ConfigError, DatasetError
 from heedful.records import Record, Status
 from heedful.suites.base import MetricRow, RolloutContext
+from heedful.suites.episode_files import content_hash
 from heedful.suites.tabletop import dataset
 from heedful.suites.tabletop.model import (
     LEVELS,
@@ -87,7 +88,7 @@ class TabletopSuite:
         raise DatasetError(f"not a tabletop task or trial (schema_version {version!r})")
 
     def dataset_hash(self, episodes: Sequence[Any]) -> str:
-        return dataset.content_hash(episodes)
+        return content_hash(episodes)  # of tasks or of trials, whatever the run holds
 
     def training_episodes(self, episodes: Sequence[Any]) -> list[TabletopTask]:
         """The L0 tasks: the training task labels in their training layouts (what `blind` fits on)."""
