@@ -30,9 +30,10 @@ LAST_ROOM_PATIENCE = 8
 
 
 class OracleAgent:
-    """The ground-truth plan (privileged)."""
+    """The ground-truth plan (privileged: the rollout hands it the live state)."""
 
     name = "oracle"
+    privileged = True
 
     def act(self, observation: HouseholdObservation) -> AgentReply:
         env = observation.privileged

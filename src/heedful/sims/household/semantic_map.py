@@ -5,6 +5,9 @@
 - Grab removes the grabbed object from the map; put maps it where it was put.
 - Receptacles are static: once seen they stay mapped.
 - The human's last position and its whole observed track (step, x, y) are kept.
+
+Objects enter through the perception condition: read from the simulator (oracle perception, `detector`
+None) or through a simulated noisy detector (`perception.Detector`) that misses, confuses and invents.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from heedful.sims.household.model import HouseSpec
+from heedful.sims.household.perception import Detector
 from heedful.sims.household.sim import HouseSim
 
 RECEPTACLE_PROBE_INSET = 0.15
@@ -38,6 +42,8 @@ class SemanticMap:
     objects: dict[str, MappedObject] = field(default_factory=dict)
     receptacles: set[str] = field(default_factory=set)
     human_track: list[tuple[int, float, float]] = field(default_factory=list)
+    detector: Detector | None = None
+    """None: oracle perception; else the simulated noisy detector objects pass through."""
     _probes: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -56,14 +62,16 @@ class SemanticMap:
         if action == "grab" and isinstance(result, str):
             self.objects.pop(result, None)
         elif action == "put" and isinstance(result, tuple):
-            obj = sim.objects[result[0]]
-            room = self.house.room_at(obj.x, obj.y)
-            self.objects[obj.id] = MappedObject(obj.id, obj.category, obj.x, obj.y, obj.receptacle, room, sim.step)
+            put = sim.objects[result[0]]
+            obj = put if self.detector is None else self.detector.perceive(put)
+            if obj is not None:  # a missed object stays off the map
+                room = self.house.room_at(obj.x, obj.y)
+                self.objects[obj.id] = MappedObject(obj.id, obj.category, obj.x, obj.y, obj.receptacle, room, sim.step)
         self.observe(sim)
 
     def observe(self, sim: HouseSim) -> None:
         """Refresh everything in the agent's current view."""
-        free = sim.free_objects()
+        free = sim.free_objects() if self.detector is None else self.detector.detectable(sim.free_objects())
         stale = list(self.objects.values())
         unseen = [rid for rid in self._probes if rid not in self.receptacles]
         probes = [self._probes[rid] for rid in unseen]

@@ -42,6 +42,7 @@ class OraclePolicy:
     """The oracle as a planner (the `household/oracle` agent wraps the same function)."""
 
     name = "oracle"
+    privileged = True
 
     def act(self, observation: HouseholdObservation) -> AgentReply:
         return AgentReply(text=oracle_action(observation.privileged))

@@ -3,8 +3,11 @@
 The text follows Appendix 0.B: a system prompt, the environment prompt (the premap listing, what the human
 said, the command, the history of tool calls with their outcomes, the latest map) and the format prompt
 (available actions and the answer format). Rooms are named by number and wall colour, never by function:
-the planner must infer functions from what the rooms hold. `privileged` is the live episode state, for
-oracle agents only; a fair agent never reads it.
+the planner must infer functions from what the rooms hold. `privileged` is the live episode state: the
+rollout fills it only for agents that declare `privileged = True` (the oracle); every other agent gets None.
+`memory` is a per-episode scratch dict the rollout hands to the agent at every call (empty at the episode's
+start, never shared between episodes): open-loop planners keep their plan there, language-model agents their
+call count.
 """
 
 from __future__ import annotations
@@ -81,6 +84,9 @@ class HouseholdObservation:
     available_actions: tuple[str, ...]
     text: str
     privileged: Any = field(default=None, repr=False, compare=False)
+    human_walks: bool = False
+    """Whether the human started walking when it spoke (S_hum): the agent saw it leave."""
+    memory: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 def _room_views(
@@ -127,12 +133,16 @@ def room_distances(env: TaskEnv) -> tuple[float, ...]:
     )
 
 
-def build_observation(env: TaskEnv, seed: int) -> HouseholdObservation:
-    """The planner's view of the episode now."""
+def build_observation(
+    env: TaskEnv, seed: int, *, privileged: bool = False, memory: dict[str, Any] | None = None
+) -> HouseholdObservation:
+    """The planner's view of the episode now; the live state only with `privileged=True`."""
     episode = env.episode
     premap_rooms = env.scratch.get("premap_rooms")
     if not isinstance(premap_rooms, tuple):
-        premap_rooms = _room_views(env, premap(episode).objects.values(), episode.premap.receptacles, None)
+        premap_rooms = _room_views(
+            env, premap(episode, env.map.detector).objects.values(), episode.premap.receptacles, None
+        )
         env.scratch["premap_rooms"] = premap_rooms
     human = human_view(env)
     rooms = _room_views(env, env.map.objects.values(), env.map.receptacles, human.last_room)
@@ -153,7 +163,9 @@ def build_observation(env: TaskEnv, seed: int) -> HouseholdObservation:
         history=tuple(env.history),
         available_actions=tuple(available_actions(env)),
         text="",
-        privileged=env,
+        privileged=env if privileged else None,
+        human_walks=episode.task_type == "s_hum",
+        memory={} if memory is None else memory,
     )
     return _with_text(obs, episode.task_type == "s_hum")
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from heedful.errors import ConfigError, RunError
 from heedful.sims.household.grid import Grid
+from heedful.sims.household.perception import Detector
 from heedful.sims.household.render import Canvas, Scene, draw_scene, house_image, save_gif
 from heedful.sims.household.sim import HouseSim
 from heedful.sims.household.vision import view_cells
@@ -57,21 +58,25 @@ class FrameRecorder:
         self.capture(sim)
 
 
-def record_frames(episode: HouseholdEpisode, actions: list[str], every: int = 1) -> tuple[TaskEnv, FrameRecorder]:
-    """Replay `actions` while recording frames."""
+def record_frames(
+    episode: HouseholdEpisode, actions: list[str], every: int = 1, detector: Detector | None = None
+) -> tuple[TaskEnv, FrameRecorder]:
+    """Replay `actions` while recording frames (`detector`: the run's simulated noisy perception, if any)."""
     recorder = FrameRecorder(every)
     probe = TaskEnv.start(episode)
     recorder.capture(probe.sim, force=True)
-    env = _replay_with(episode, actions, recorder)
+    env = _replay_with(episode, actions, recorder, detector)
     recorder.capture(env.sim, force=True)
     return env, recorder
 
 
-def _replay_with(episode: HouseholdEpisode, actions: list[str], recorder: FrameRecorder) -> TaskEnv:
+def _replay_with(
+    episode: HouseholdEpisode, actions: list[str], recorder: FrameRecorder, detector: Detector | None
+) -> TaskEnv:
     from heedful.suites.household import executors
     from heedful.suites.household.tools import parse_tool
 
-    env = TaskEnv.start(episode)
+    env = TaskEnv.start(episode, detector=detector)
     env.sim.listeners.append(recorder.on_step)
     for text in actions:
         parsed = parse_tool(text)
@@ -151,6 +156,16 @@ def find_episode(run_dir: Path, episode_id: str, dataset: Path | None) -> tuple[
     return episode, record
 
 
+def run_detector(run_dir: Path, episode: HouseholdEpisode) -> Detector | None:
+    """The simulated detector the run gave this episode (None under oracle perception)."""
+    from heedful.runner.manifest import read_manifest
+    from heedful.seeding import derive_seed
+    from heedful.suites.household.perception import detector_for
+
+    spec = read_manifest(run_dir).spec
+    return detector_for(episode, spec.options, derive_seed(spec.seed, episode.episode_id))
+
+
 def write_replay(run_dir: Path, episode_id: str, out: Path, *, dataset: Path | None = None, every: int = 2) -> str:
     """Write the replay of one episode of a household run to `out` (.gif, or .png for the last frame)."""
     out = Path(out)
@@ -158,7 +173,7 @@ def write_replay(run_dir: Path, episode_id: str, out: Path, *, dataset: Path | N
         raise ConfigError(f"replays are written as .gif (or .png for the last frame), not {out.suffix or 'no suffix'}")
     episode, record = find_episode(Path(run_dir), episode_id, dataset)
     actions = list((record.prediction or {}).get("actions", []))
-    env, recorder = record_frames(episode, actions, every)
+    env, recorder = record_frames(episode, actions, every, run_detector(Path(run_dir), episode))
     recorded = int(record.scores.get("steps", -1))
     if recorded >= 0 and env.sim.step != recorded:
         raise RunError(

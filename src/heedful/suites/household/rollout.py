@@ -4,6 +4,13 @@ An agent is any object with `act(observation) -> reply` where `reply.text` holds
 (see `tools.py`) and optional `reply.usage` / `reply.info` dicts. The loop ends when the agent says Done,
 when the 600 steps are used up, or after `max_calls` calls. An answer that does not parse, or names a
 tool that is not available now, ends the episode with status parse_error (never replaced by a guess).
+
+A reply may also be a `PlannerReply`, which agents that talk to a model use: it carries the model queries
+of that call (kind, raw answer, what it was read as, tokens), and may end the episode itself, either as a
+parse error the agent found (`parse_error`, e.g. an unreadable plan) or for a reason of its own (`end`,
+e.g. its model-call limit). Only agents that declare `privileged = True` see the live state.
+`EpisodeRun.ended_by` says why the loop stopped: done, step_limit, tool_call_limit, parse_error or the
+agent's own `end` reason.
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from heedful.records import Status
+from heedful.sims.household.perception import Detector
 from heedful.suites.household.executors import execute
 from heedful.suites.household.model import HouseholdEpisode
 from heedful.suites.household.observation import HouseholdObservation, build_observation
@@ -20,6 +28,21 @@ from heedful.suites.household.scoring import EpisodeScore, score
 from heedful.suites.household.tools import check_available, parse_tool
 
 MAX_CALLS = 60
+
+
+@dataclass(frozen=True)
+class PlannerReply:
+    """A planner's answer with its model queries (JSON-ready dicts, in order), or the end of the episode.
+
+    `text` is the tool call ("" when `parse_error` or `end` is set).
+    """
+
+    text: str
+    usage: dict[str, int] = field(default_factory=dict)
+    info: dict[str, Any] = field(default_factory=dict)
+    queries: tuple[dict[str, Any], ...] = ()
+    parse_error: str | None = None
+    end: str | None = None
 
 
 class PlannerAgent(Protocol):
@@ -44,6 +67,8 @@ class EpisodeRun:
     usage: dict[str, int] = field(default_factory=dict)
     info: dict[str, Any] = field(default_factory=dict)
     score: EpisodeScore | None = None
+    queries: list[dict[str, Any]] = field(default_factory=list)
+    ended_by: str = ""
 
     @property
     def outcomes(self) -> list[ToolOutcome]:
@@ -57,35 +82,81 @@ def run_episode(
     *,
     max_calls: int = MAX_CALLS,
     cell: float | None = None,
+    detector: Detector | None = None,
 ) -> EpisodeRun:
-    """Roll one episode out with `agent` and score it."""
-    env = TaskEnv.start(episode, cell=cell)
+    """Roll one episode out with `agent` and score it (`detector`: simulated noisy perception; None: oracle)."""
+    env = TaskEnv.start(episode, cell=cell, detector=detector)
     run = EpisodeRun(env=env, status=Status.OK, error=None)
+    privileged = bool(getattr(agent, "privileged", False))
+    memory: dict[str, Any] = {}  # the agent's per-episode scratch (see observation.py)
     for _ in range(max_calls):
-        if env.done or env.sim.step >= env.sim.max_steps:
+        if _finished(env):
             break
-        reply = agent.act(build_observation(env, seed))
-        text = str(getattr(reply, "text", reply))
-        run.replies.append(text)
-        for key, value in dict(getattr(reply, "usage", {}) or {}).items():
-            run.usage[key] = run.usage.get(key, 0) + int(value)
-        run.info.update(dict(getattr(reply, "info", {}) or {}))
-        parsed = parse_tool(text)
+        reply = _act(agent, build_observation(env, seed, privileged=privileged, memory=memory), run)
+        if not _take(reply, run):
+            break
+        parsed = parse_tool(str(getattr(reply, "text", reply)))
         if parsed.call is None:
-            run.status, run.error = Status.PARSE_ERROR, parsed.reason
+            run.status, run.error, run.ended_by = Status.PARSE_ERROR, parsed.reason, "parse_error"
             break
         problem = check_available(env, parsed.call)
         if problem is not None:
-            run.status, run.error = Status.PARSE_ERROR, f"invalid action {parsed.call.text!r}: {problem}"
+            run.status, run.ended_by = Status.PARSE_ERROR, "parse_error"
+            run.error = f"invalid action {parsed.call.text!r}: {problem}"
             break
         env.history.append(execute(env, parsed.call))
+    run.ended_by = run.ended_by or _finished(env) or "tool_call_limit"
     run.score = score(env)
     return run
 
 
-def replay_actions(episode: HouseholdEpisode, actions: list[str], *, cell: float | None = None) -> TaskEnv:
+def _finished(env: TaskEnv) -> str | None:
+    """Why the episode cannot go on ("done" or "step_limit"), or None."""
+    if env.done and env.history and env.history[-1].action == "Done":
+        return "done"
+    if env.done or env.sim.step >= env.sim.max_steps:
+        return "step_limit"
+    return None
+
+
+def _act(agent: PlannerAgent, observation: HouseholdObservation, run: EpisodeRun) -> Any:
+    try:
+        return agent.act(observation)
+    except Exception as exc:
+        # a transport error carries what its request spent: add what the episode spent before it
+        spent = getattr(exc, "usage", None)
+        if isinstance(spent, dict):
+            for key, value in run.usage.items():
+                spent[key] = spent.get(key, 0) + value
+        raise
+
+
+def _take(reply: Any, run: EpisodeRun) -> bool:
+    """Book the reply (text or model queries, usage, info); False when it ends the episode."""
+    queries = getattr(reply, "queries", None)
+    if queries is None:
+        run.replies.append(str(getattr(reply, "text", reply)))
+    else:
+        run.replies.extend(str(q.get("answer", "")) for q in queries)
+        run.queries.extend(queries)
+    for key, value in dict(getattr(reply, "usage", {}) or {}).items():
+        run.usage[key] = run.usage.get(key, 0) + int(value)
+    run.info.update(dict(getattr(reply, "info", {}) or {}))
+    parse_error, end = getattr(reply, "parse_error", None), getattr(reply, "end", None)
+    if parse_error:
+        run.status, run.error, run.ended_by = Status.PARSE_ERROR, str(parse_error), "parse_error"
+        return False
+    if end:
+        run.ended_by = str(end)
+        return False
+    return True
+
+
+def replay_actions(
+    episode: HouseholdEpisode, actions: list[str], *, cell: float | None = None, detector: Detector | None = None
+) -> TaskEnv:
     """Execute recorded tool calls again (the simulator is deterministic, so the trajectory repeats)."""
-    env = TaskEnv.start(episode, cell=cell)
+    env = TaskEnv.start(episode, cell=cell, detector=detector)
     for text in actions:
         parsed = parse_tool(text)
         if parsed.call is None or env.done:

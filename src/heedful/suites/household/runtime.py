@@ -7,6 +7,7 @@ from typing import Any
 
 from heedful.sims.household.grid import Grid, grid_for
 from heedful.sims.household.human import HumanPath, plan_walk, standing
+from heedful.sims.household.perception import Detector
 from heedful.sims.household.semantic_map import MappedObject, SemanticMap
 from heedful.sims.household.sim import MAX_STEPS, HouseSim, ObjectState, Pose
 from heedful.sims.household.vision import RANGE_M
@@ -46,13 +47,18 @@ def human_path(episode: HouseholdEpisode, grid: Grid) -> HumanPath:
     return plan_walk(grid, spec.start, spec.destination)
 
 
-def premap(episode: HouseholdEpisode) -> SemanticMap:
-    """The agent's map at the start of the task phase: what exploration saw, at P_e positions."""
+def premap(episode: HouseholdEpisode, detector: Detector | None = None) -> SemanticMap:
+    """The agent's map at the start of the task phase: what exploration saw, at P_e positions (through the
+    simulated noisy `detector` when given: its misses, confusions and the phantoms on premapped receptacles)."""
     house = episode.house
-    semantic = SemanticMap(house)
-    for oid in episode.premap.objects:
-        o = next(obj for obj in house.objects if obj.id == oid)
-        semantic.objects[oid] = MappedObject(o.id, o.category, o.x, o.y, o.receptacle, house.room_at(o.x, o.y), -1)
+    semantic = SemanticMap(house, detector=detector)
+    by_id = {o.id: o for o in house.objects}
+    premapped = [by_id[oid] for oid in episode.premap.objects]
+    seen = [ObjectState(o.id, o.category, o.x, o.y, o.receptacle) for o in premapped]
+    if detector is not None:
+        seen = detector.detectable(seen, episode.premap.receptacles)
+    for o in seen:
+        semantic.objects[o.id] = MappedObject(o.id, o.category, o.x, o.y, o.receptacle, house.room_at(o.x, o.y), -1)
     semantic.receptacles.update(episode.premap.receptacles)
     return semantic
 
@@ -78,7 +84,9 @@ class TaskEnv:
         cell: float | None = None,
         max_steps: int = MAX_STEPS,
         range_m: float = RANGE_M,
+        detector: Detector | None = None,
     ) -> TaskEnv:
+        """The task phase at its start; `detector` None is oracle perception."""
         grid = grid_for(episode.house, cell or episode.cell_m)
         x, y, heading = episode.agent_start
         sim = HouseSim(
@@ -90,7 +98,7 @@ class TaskEnv:
             max_steps,
             range_m,
         )
-        semantic = premap(episode)
+        semantic = premap(episode, detector)
         semantic.attach(sim)
         return cls(episode=episode, grid=grid, sim=sim, map=semantic)
 

@@ -8,14 +8,18 @@ from typing import Any
 
 from heedful.errors import ConfigError
 from heedful.records import Record, Status
+from heedful.registry import suggest
 from heedful.suites.base import MetricRow, RolloutContext
 from heedful.suites.episode_files import content_hash
-from heedful.suites.household import dataset
+from heedful.suites.household import dataset, perception
 from heedful.suites.household.generate import generate_with_stats, parse_config
 from heedful.suites.household.model import HouseholdEpisode
 from heedful.suites.household.rollout import MAX_CALLS, EpisodeRun, run_episode
 
-RUN_OPTIONS = {"max_calls": f"most tool calls an agent may make in one episode (default {MAX_CALLS})"}
+RUN_OPTIONS = {
+    "max_calls": f"most tool calls an agent may make in one episode (default {MAX_CALLS})",
+    **perception.PERCEPTION_OPTIONS,
+}
 
 
 class HouseholdSuite:
@@ -56,12 +60,24 @@ class HouseholdSuite:
         return []
 
     def check_options(self, options: dict[str, Any]) -> None:
-        unknown = set(options) - set(RUN_OPTIONS)
+        unknown = sorted(set(options) - set(RUN_OPTIONS))
         if unknown:
-            raise ConfigError(f"household has no run option {sorted(unknown)[0]!r}; options: {', '.join(RUN_OPTIONS)}")
+            raise ConfigError(
+                f"household has no run option {unknown[0]!r}{suggest(unknown[0], RUN_OPTIONS)}; "
+                f"options: {', '.join(RUN_OPTIONS)}"
+            )
         calls = options.get("max_calls", MAX_CALLS)
         if not isinstance(calls, int) or calls < 1:
             raise ConfigError(f"max_calls must be a positive integer, got {calls!r}")
+        perception.check_perception_options(options)
+
+    def prepare_options(self, options: dict[str, Any], dataset: Path | None) -> dict[str, Any]:
+        """Options with the noise rates spelled out under noisy perception (the manifest records them)."""
+        return perception.prepare_options(options)
+
+    def run_label(self, options: dict[str, Any]) -> str:
+        """The report header's part for the run options: the perception condition."""
+        return perception.label(options)
 
     def _record(self, episode: HouseholdEpisode, context: RolloutContext, **fields: Any) -> Record:
         gold = {
@@ -75,7 +91,8 @@ class HouseholdSuite:
     def rollout(self, episode: HouseholdEpisode, agent: Any, context: RolloutContext) -> Record:
         """Run the closed planning loop; transport errors of the agent propagate to the runner."""
         max_calls = int(context.options.get("max_calls", MAX_CALLS))
-        run = run_episode(episode, agent, context.seed, max_calls=max_calls)
+        detector = perception.detector_for(episode, context.options, context.seed)
+        run = run_episode(episode, agent, context.seed, max_calls=max_calls, detector=detector)
         return self.record_of(episode, context, run)
 
     def record_of(self, episode: HouseholdEpisode, context: RolloutContext, run: EpisodeRun) -> Record:
@@ -90,8 +107,12 @@ class HouseholdSuite:
             raw_output="\n---\n".join(run.replies),
             prediction={
                 "actions": [o.action for o in run.outcomes],
-                "tools": [[o.action, o.start_step, o.steps, o.ok, o.message] for o in run.outcomes],
+                # [action, start step, steps, ok, message, room after]
+                "tools": [[o.action, o.start_step, o.steps, o.ok, o.message, o.room] for o in run.outcomes],
                 "outcome": score.reason,
+                "ended_by": run.ended_by,
+                **({"model_queries": list(run.queries)} if run.queries else {}),
+                **perception.record_fields(run.env),
             },
             correct=score.success and run.status is Status.OK,
             scores={
@@ -116,15 +137,21 @@ class HouseholdSuite:
         return list(compare_household_runs(records_a, records_b, resamples=resamples, seed=seed))
 
     def render_report(self, rows: Sequence[MetricRow], title: str) -> str:
-        """The generic per-group table, then the paper's Table 6 and Table 9 layouts."""
+        """The generic per-group table, then the paper's Table 6, Table 9 and Table 8 (error modes) layouts."""
         from heedful.metrics.household import paper_tables
+        from heedful.metrics.household_error_table import ERROR_METRICS, error_table
         from heedful.report.render import render_metric_table
 
-        return f"{render_metric_table(rows, title=title)}\n\n{paper_tables(rows)}"
+        generic = [row for row in rows if row.metric not in ERROR_METRICS]
+        errors = error_table(rows)
+        text = f"{render_metric_table(generic, title=title)}\n\n{paper_tables(rows)}"
+        return f"{text}\n\n{errors}" if errors else text
 
     def report(self, records: Sequence[Record], options: dict[str, Any]) -> list[MetricRow]:
         from heedful.metrics.household import household_metrics
+        from heedful.metrics.household_error_table import error_rows
 
-        return household_metrics(
+        rows = household_metrics(
             records, resamples=int(options.get("resamples", 10_000)), seed=int(options.get("seed", 0))
         )
+        return rows + error_rows(records)

@@ -1,0 +1,139 @@
+"""What the household language-model agents (Reasoner, Prompter) share: options, templates, the call limit.
+
+Both are `llm` agents (any backend: the embedded SmolLM2 by default, `base_url` for an OpenAI-compatible
+server, `gguf` for another model file; the same sampling, seed, cache, budget and concurrency options).
+Answers are free text read by the paper's rule (`household_answers`), so no JSON schema is sent.
+
+Each call of `act` is one `Turn`: it may ask the model zero, one or two questions and ends with a tool call,
+a parse failure or the end of the episode. Every question is booked as a query (kind, time step, the raw
+answer, what it was read as or why it could not be, finish reason, tokens, cache hit) in the episode
+record's `prediction.model_queries`. At most `max_model_calls` questions (default 15, the paper's limit,
+counted whether the cache or the model answers) are asked per episode; a turn that needs one more ends the
+episode with `prediction.ended_by = "model_call_limit"`.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from heedful.agents.household_answers import Reading
+from heedful.agents.household_text import scene_fields
+from heedful.agents.llm import LLMDecisionAgent
+from heedful.errors import ConfigError
+from heedful.llm.prompts import PromptTemplate, load_prompt
+from heedful.llm.request import ChatRequest
+from heedful.registry import suggest
+from heedful.suites.household.observation import HouseholdObservation
+from heedful.suites.household.rollout import PlannerReply
+
+MAX_MODEL_CALLS = 15
+CALL_LIMIT = "model_call_limit"
+
+
+class CallLimitError(Exception):
+    """The episode has used its model calls (ends the episode, it is not an error)."""
+
+
+class Turn:
+    """One call of `act`: the questions asked, their usage, and the reply that ends it."""
+
+    def __init__(self, agent: HouseholdLLMAgent, obs: HouseholdObservation) -> None:
+        self.agent, self.obs = agent, obs
+        self.queries: list[dict[str, Any]] = []
+        self.usage: dict[str, int] = {}
+
+    def ask(self, kind: str, template: str, read: Callable[[str], Reading], **extra: str) -> Reading:
+        """Ask the model one question and read its answer (a failed reading carries the reason).
+
+        Raises:
+            CallLimitError: the episode has no model call left.
+        """
+        memory = self.obs.memory
+        asked = int(memory.get("model_queries", 0))
+        if asked >= self.agent.max_model_calls:
+            raise CallLimitError(f"{asked} model calls used (the limit is {self.agent.max_model_calls})")
+        memory["model_queries"] = asked + 1
+        fields = {**scene_fields(self.obs), **extra}
+        messages = tuple(m for m in self.agent.prompts[template].messages(**fields) if m[1].strip())
+        request = ChatRequest(messages=messages, sampling=self.agent.sampling_for(self.obs.seed))
+        completion = self.agent.engine().complete(request)
+        for key, value in completion.usage.items():
+            self.usage[key] = self.usage.get(key, 0) + int(value)
+        result = completion.result
+        reading = read(result.text)
+        self.queries.append(
+            {
+                "kind": kind,
+                "step": self.obs.step,
+                "answer": result.text,
+                "read": reading.value,
+                "error": reading.reason,
+                "finish_reason": result.finish_reason,
+                "prompt_tokens": result.prompt_tokens,
+                "completion_tokens": result.completion_tokens,
+                "cache_hit": bool(completion.usage.get("cache_hits", 0)),
+            }
+        )
+        return reading
+
+    def reply(self, action: str, **info: Any) -> PlannerReply:
+        return PlannerReply(action, dict(self.usage), dict(info), tuple(self.queries))
+
+    def parse_failure(self, kind: str, reason: str) -> PlannerReply:
+        return PlannerReply("", dict(self.usage), {}, tuple(self.queries), parse_error=f"{kind} answer: {reason}")
+
+    def end(self, reason: str, why: str) -> PlannerReply:
+        return PlannerReply("", dict(self.usage), {"end_reason": why}, tuple(self.queries), end=reason)
+
+
+class HouseholdLLMAgent(LLMDecisionAgent):
+    """Base of the household language-model planners (see the module docstring).
+
+    Args:
+        prompt_dir: A folder with your own copies of the templates (`household-*.system.txt` / `.user.txt`).
+        max_tokens: Answer length limit (default 160: a short reasoning and the action).
+        max_model_calls: Questions per episode (default 15, the paper's limit).
+        constrain: Must stay False: the paper's answers are free text read by its parsing rule.
+        **kwargs: Every option of the `llm` agent (model, base_url, gguf, temperature, seed, cache, ...).
+    """
+
+    templates: tuple[str, ...] = ()
+
+    def __init__(
+        self,
+        *,
+        prompt_dir: str | None = None,
+        max_tokens: int = 160,
+        max_model_calls: int = MAX_MODEL_CALLS,
+        constrain: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        known = set(inspect.signature(LLMDecisionAgent).parameters) | {"max_model_calls"}
+        for key in kwargs:
+            if key not in known:
+                raise ConfigError(
+                    f"agent {self.name!r} has no argument {key!r}{suggest(key, known)}; "
+                    f"it takes: {', '.join(sorted(known))}"
+                )
+        if constrain:
+            raise ConfigError(
+                f"agent {self.name!r} reads free-text answers by the paper's rule ('Action: ...'); "
+                "it sends no JSON schema, so constrain cannot be true"
+            )
+        if not isinstance(max_model_calls, int) or isinstance(max_model_calls, bool) or max_model_calls < 1:
+            raise ConfigError(f"max_model_calls must be a positive integer, got {max_model_calls!r}")
+        super().__init__(max_tokens=max_tokens, constrain=False, **kwargs)
+        self.max_model_calls = max_model_calls
+        self.prompts: dict[str, PromptTemplate] = {name: load_prompt(name, prompt_dir) for name in self.templates}
+        self.prompt = self.prompts[self.templates[0]]
+
+    def turn(self, obs: HouseholdObservation) -> Turn:
+        return Turn(self, obs)
+
+    def describe(self) -> dict[str, Any]:
+        info = super().describe()
+        info["prompts"] = {name: template.sha256 for name, template in self.prompts.items()}
+        info["max_model_calls"] = self.max_model_calls
+        return info

@@ -1,0 +1,137 @@
+"""The paper's Table 8 from records: error modes per task type, as counts and % of failed episodes.
+
+Rows (`error_rows`), for each task type on the validation splits combined (`val / PnP`, as in the
+paper), on the test splits combined (`test / PnP`) and on all splits (`PnP`):
+
+- `failed`: failed scored episodes, k of n scored episodes;
+- `error_<mode>` (and `error_strategy`, the sum of its three kinds): k of the failed episodes;
+- `harness_failure`: interface errors, timeouts and crashes, k of n records. They are not errors of the
+  agent and are in no mode (nor in `failed`).
+
+Intervals are Wilson intervals (episodes taken as independent); no bootstrap.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+
+from heedful.metrics.household_errors import ErrorMode, classify, failed, harness_failure
+from heedful.metrics.stats import wilson_interval
+from heedful.records import Record
+from heedful.suites.base import MetricRow
+
+TYPE_ORDER = ("pnp", "s_obj", "s_hum")
+TYPE_LABELS = {"pnp": "PnP", "s_obj": "S_obj", "s_hum": "S_hum"}
+FAILED = "failed"
+HARNESS = "harness_failure"
+STRATEGY = "error_strategy"
+MODE_METRIC = {mode: f"error_{mode.value}" for mode in ErrorMode}
+ERROR_METRICS = frozenset([FAILED, HARNESS, STRATEGY, *MODE_METRIC.values()])
+CI_METHOD = "Wilson only"
+_STRATEGY_KINDS = (ErrorMode.STRATEGY_OBJECT, ErrorMode.STRATEGY_ROOM, ErrorMode.STRATEGY_HUMAN)
+_LAYOUT = (
+    ("Parsing", MODE_METRIC[ErrorMode.PARSING]),
+    ("Planning", MODE_METRIC[ErrorMode.PLANNING]),
+    ("Strategy", STRATEGY),
+    ("  Obj", MODE_METRIC[ErrorMode.STRATEGY_OBJECT]),
+    ("  Room", MODE_METRIC[ErrorMode.STRATEGY_ROOM]),
+    ("  Human", MODE_METRIC[ErrorMode.STRATEGY_HUMAN]),
+    ("Actuation", MODE_METRIC[ErrorMode.ACTUATION]),
+    ("Perception", MODE_METRIC[ErrorMode.PERCEPTION]),
+)
+FOOTNOTE = (
+    "Modes by ordered rules (first match; heedful.metrics.household_errors): 1 parsing = status parse_error; "
+    "2 perception = noisy (simulated) perception never reported the target and it was never held; "
+    "3 planning = stopped without a plan, wrong object or wrong delivery; 4 strategy/human = clear S_hum "
+    "followed > 50 steps; 5 actuation = the last call failed in execution (could not reach, put failed); "
+    "6 planning = Done while holding the target, or the same call 3 times at the end; 7 strategy by phase = "
+    "never picked the target or > 5 searches used the budget -> object, else human (human goal) or room. "
+    "Harness failures (interface error, timeout, crash) are not agent errors: counted apart, in no mode."
+)
+
+
+def _phase(record: Record) -> str:
+    return record.keys.get("phase") or record.keys.get("split", "").split("_")[0]
+
+
+def _row(metric: str, group: str, k: int, n: int, unit: str) -> MetricRow:
+    low, high = wilson_interval(k, n) if n else (None, None)
+    return MetricRow(
+        metric=metric,
+        group=group,
+        value=k / n if n else None,
+        ci_low=None,
+        ci_high=None,
+        n=n,
+        k=k,
+        wilson_low=low,
+        wilson_high=high,
+        unit=unit,
+        ci_method=CI_METHOD,
+    )
+
+
+def _group_rows(group: str, records: Sequence[Record]) -> list[MetricRow]:
+    scored = [r for r in records if not harness_failure(r)]
+    modes = [found.mode for r in scored if failed(r) and (found := classify(r)) is not None]
+    n_failed = len(modes)
+    rows = [
+        _row(FAILED, group, n_failed, len(scored), "episode"),
+        _row(HARNESS, group, sum(1 for r in records if harness_failure(r)), len(records), "record"),
+    ]
+    for mode in ErrorMode:
+        rows.append(_row(MODE_METRIC[mode], group, modes.count(mode), n_failed, "failure"))
+    rows.append(_row(STRATEGY, group, sum(modes.count(m) for m in _STRATEGY_KINDS), n_failed, "failure"))
+    return rows
+
+
+def error_rows(records: Sequence[Record]) -> list[MetricRow]:
+    """Error-mode rows per task type: validation splits, test splits, all splits (see the module docstring)."""
+    rows: list[MetricRow] = []
+    for scope in ("val", "test", "all"):
+        for kind in TYPE_ORDER:
+            members = [r for r in records if r.keys.get("task_type") == kind and scope in ("all", _phase(r))]
+            if members:
+                label = TYPE_LABELS[kind]
+                rows += _group_rows(label if scope == "all" else f"{scope} / {label}", members)
+    return rows
+
+
+def error_table(rows: Sequence[MetricRow]) -> str:
+    """Table 8's layout: % of failed episodes (count) per mode and task type, a block per phase."""
+    table = {(row.group, row.metric): row for row in rows if row.metric in ERROR_METRICS}
+    blocks = []
+    for scope, title in (("val", "Val seen & unseen"), ("test", "Test seen & unseen")):
+        groups = [f"{scope} / {TYPE_LABELS[t]}" for t in TYPE_ORDER]
+        if not any((g, FAILED) in table for g in groups):
+            continue
+        lines = [f"Table 8 layout (error modes, % of failed episodes (count); {title})"]
+        lines.append(f"{'':<12}" + "".join(f"{TYPE_LABELS[t]:>12}" for t in TYPE_ORDER))
+        for name, metric in _LAYOUT:
+            if metric == MODE_METRIC[ErrorMode.PERCEPTION] and not any(_k(table, g, metric) for g in groups):
+                continue  # only under the simulated noisy perception
+            lines.append(f"{name:<12}" + "".join(f"{_cell(table, g, metric):>12}" for g in groups))
+        lines.append(f"{'Failed':<12}" + "".join(f"{_ratio(table, g, FAILED):>12}" for g in groups))
+        lines.append(f"{'Harness':<12}" + "".join(f"{_ratio(table, g, HARNESS):>12}" for g in groups))
+        blocks.append("\n".join(lines))
+    if not blocks:
+        return ""
+    return "\n\n".join(blocks) + "\n" + textwrap.fill(FOOTNOTE, width=110)
+
+
+def _k(table: dict[tuple[str, str], MetricRow], group: str, metric: str) -> int:
+    row = table.get((group, metric))
+    return int(row.k or 0) if row is not None else 0
+
+
+def _cell(table: dict[tuple[str, str], MetricRow], group: str, metric: str) -> str:
+    row = table.get((group, metric))
+    if row is None or not row.k or row.value is None:
+        return "-"
+    return f"{100 * row.value:.0f} ({row.k})"
+
+
+def _ratio(table: dict[tuple[str, str], MetricRow], group: str, metric: str) -> str:
+    row = table.get((group, metric))
+    return "-" if row is None else f"{row.k}/{row.n}"
