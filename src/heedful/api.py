@@ -8,7 +8,7 @@ rows, title = report("runs/oracle")
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -58,9 +58,15 @@ def evaluate(
     from heedful.suites.registry import get_suite
 
     suite_obj = get_suite(suite)
-    agent_class(agent, suite)  # fail on an unknown agent before generating anything
+    agent_cls = agent_class(agent, suite)  # fail on an unknown agent before generating anything
     options = dict(options or {})
     suite_obj.check_options(options)
+    prepare = getattr(suite_obj, "prepare_options", None)
+    if callable(prepare):  # options that depend on where the dataset is (decisions: its images)
+        options = prepare(options, dataset)
+    inputs = getattr(suite_obj, "required_inputs", None)
+    if callable(inputs):
+        check_agent_inputs(agent_cls, agent, dict(agent_args or {}), inputs(options))
     if limit is not None and limit < 1:
         raise ConfigError(f"--limit must be at least 1, got {limit}")
     episodes, source = load_or_generate(suite_obj, dataset, seed)
@@ -82,6 +88,22 @@ def evaluate(
         limit=limit,
     )
     return run(spec, chosen, Path(out), workers=workers, resume=resume, progress=progress, train=episodes)
+
+
+def check_agent_inputs(agent_cls: Any, agent: str, agent_args: dict[str, Any], inputs: Sequence[str]) -> None:
+    """Fail before a run starts when the agent cannot read an input the run shows (e.g. an image).
+
+    An agent class may define `cannot_read(kind, agent_args) -> str | None`, the reason it cannot read that
+    kind of input with those arguments; agents without it read or ignore every input.
+
+    Raises:
+        ConfigError: naming the input and the agent's reason.
+    """
+    cannot_read = getattr(agent_cls, "cannot_read", None)
+    for kind in inputs:
+        reason = cannot_read(kind, agent_args) if callable(cannot_read) else None
+        if reason:
+            raise ConfigError(f"agent {agent} cannot read the {kind} input this run shows: {reason}")
 
 
 def _records(run_dir: Path | str) -> tuple[Any, list[Record]]:
@@ -121,6 +143,9 @@ def _report(run_dir: Path | str, *, resamples: int, cluster: str, seed: int) -> 
     rows = suite.report(records, {"resamples": resamples, "cluster": cluster, "seed": seed})
     rows += usage_rows(records, wall_time_s=manifest.wall_time_s, prices=manifest.agent.get("prices"))
     mode = " (masked instructions)" if spec.options.get("mask") else ""
+    run_label = getattr(suite, "run_label", None)
+    if callable(run_label):  # the suite names its own run options (household: the perception condition)
+        mode += run_label(spec.options)
     if "constrained" in manifest.agent:  # language-model agents say how the answer format was enforced
         mode += " | output " + ("constrained (json_schema)" if manifest.agent["constrained"] else "unconstrained")
     title = (
@@ -128,6 +153,46 @@ def _report(run_dir: Path | str, *, resamples: int, cluster: str, seed: int) -> 
         f"dataset {spec.dataset_hash[:19]}"
     )
     return suite, rows, title
+
+
+def describe_run(run_dir: Path | str) -> str:
+    """One line naming a run: directory, agent (and model), the suite's run label (decisions: condition), records."""
+    from heedful.suites.registry import get_suite
+
+    manifest, records = _records(run_dir)
+    spec = manifest.spec
+    model = manifest.agent.get("model")
+    agent = f"{spec.agent} {model}" if model else spec.agent
+    mode = " (masked instructions)" if spec.options.get("mask") else ""
+    run_label = getattr(get_suite(spec.suite), "run_label", None)
+    if callable(run_label):
+        mode += run_label(spec.options)
+    return f"{run_dir} | agent {agent}{mode} | {len(records)} records"
+
+
+def image_renderer(suite: Any, *, size: int = 448) -> Callable[..., list[Any]]:
+    """`render(episodes, out, progress=None)`: writes the suite's images into `out` and returns the episodes
+    that name them (decisions: the visual subset); `progress(1, total)` is called per image.
+
+    Checks everything first, so that `heedful generate --images` fails before it generates anything.
+
+    Raises:
+        ConfigError: the suite has no images, or `size` is out of range.
+        MissingDependencyError: the renderer (mujoco, heedful[tabletop]) is not installed.
+    """
+    attach = getattr(suite, "attach_images", None)
+    if not callable(attach):
+        raise ConfigError(f"suite {suite.name} has no images to render; drop --images")
+    if not 64 <= size <= 2048:
+        raise ConfigError(f"--image-size must be between 64 and 2048 pixels, got {size}")
+    from heedful.sims.tabletop.deps import require_mujoco
+
+    require_mujoco()
+
+    def render(episodes: Sequence[Any], out: Path | str, progress: Any = None) -> list[Any]:
+        return list(attach(episodes, Path(out), size=size, progress=progress))
+
+    return render
 
 
 def compare(run_a: Path | str, run_b: Path | str, *, resamples: int = 10_000, seed: int = 0) -> list[Any]:
@@ -142,8 +207,16 @@ def compare(run_a: Path | str, run_b: Path | str, *, resamples: int = 10_000, se
         raise RunError(
             f"the runs used different datasets ({manifest_a.spec.dataset_hash[:19]} vs "
             f"{manifest_b.spec.dataset_hash[:19]}); a paired comparison needs the same episodes"
+            + _subset_hint(manifest_a.spec.options, manifest_b.spec.options)
         )
     return list(get_suite(manifest_a.spec.suite).compare(records_a, records_b, resamples=resamples, seed=seed))
+
+
+def _subset_hint(options_a: dict[str, Any], options_b: dict[str, Any]) -> str:
+    conditions = {options_a.get("condition", "structured"), options_b.get("condition", "structured")}
+    if "visual" not in conditions or {options_a.get("subset"), options_b.get("subset")} & {"visual"}:
+        return ""
+    return "; to pair a structured run with a visual one, run the structured one with --subset visual"
 
 
 def entropy(tasks_file: Path | str | None = None, *, libero: bool = False) -> dict[str, Any]:
@@ -181,13 +254,24 @@ def demos(
     seed: int = 0,
     tasks: Sequence[str] | None = None,
     progress: Any = None,
+    format: str = "hdf5",
+    repo_id: str | None = None,
+    video: bool = False,
 ) -> dict[str, int]:
-    """Write tabletop demonstrations (see `heedful demos --help`); resumable. `tasks` limits the training labels."""
+    """Write tabletop demonstrations (see `heedful demos --help`); resumable. `tasks` limits the training labels.
+
+    `format` is "hdf5" (LIBERO / robomimic files) or "lerobot" (a LeRobot dataset rooted at `out`, written
+    through the lerobot library; `repo_id` names it, `video` stores the cameras as video).
+    """
     from heedful.suites.tabletop.demos import DemoSettings, generate_demos
     from heedful.suites.tabletop.registry import training_tasks
 
     if per_task < 1 or image_size < 16:
         raise ConfigError(f"--per-task must be at least 1 and --image-size at least 16, got {per_task}, {image_size}")
+    if format not in ("hdf5", "lerobot"):
+        raise ConfigError(f"unknown demonstration format {format!r}; choose 'hdf5' or 'lerobot'")
+    if format == "hdf5" and (repo_id is not None or video):
+        raise ConfigError("--repo-id and --video apply to --format lerobot only")
     chosen = list(training_tasks())
     if tasks:
         known = {t.label for t in chosen}
@@ -196,4 +280,9 @@ def demos(
             raise ConfigError(f"unknown training task {unknown[0]!r}; labels look like {sorted(known)[0]!r}")
         chosen = [t for t in chosen if t.label in set(tasks)]
     settings = DemoSettings(seed=seed, per_task=per_task, cameras=cameras, image_size=image_size)
+    if format == "lerobot":
+        from heedful.suites.tabletop.lerobot_demos import DEFAULT_REPO_ID, generate_lerobot_demos
+
+        name = repo_id or DEFAULT_REPO_ID
+        return generate_lerobot_demos(Path(out), settings, chosen, progress, repo_id=name, video=video)
     return generate_demos(Path(out), settings, chosen, progress)

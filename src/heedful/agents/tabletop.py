@@ -50,8 +50,9 @@ class PlannerAgent(Protocol):
 
 @runtime_checkable
 class ControllerAgent(Protocol):
-    """A low-level policy: `predict` gets {"image", "wrist_image", "state", "prompt"} (images for the cameras
-    it names in `cameras`) and returns a (T, 7) chunk of `delta_eef` actions."""
+    """A low-level policy: `predict` gets {"image", "wrist_image", "state", "prompt", "step"} (images for the
+    cameras it names in `cameras`) and returns a (T, 7) chunk of `delta_eef` actions. The remote agent
+    (heedful.remote.agent) is one; the rollout's optional hooks are described in suites/tabletop/rollout.py."""
 
     name: str
 

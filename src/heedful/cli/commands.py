@@ -9,6 +9,8 @@ from typing import Any
 
 from heedful.cli.llm_args import add_llm_args, llm_agent_args
 from heedful.cli.parser import key_values
+from heedful.cli.remote_args import add_remote_args, remote_agent_args
+from heedful.cli.serve import add_serve
 
 SUITE_NAMES = ["decisions"]
 
@@ -53,7 +55,9 @@ def add_generate(sub: Any, formatter: Any) -> None:
         help="generate a benchmark dataset as files",
         description=(
             "Generate a suite's frozen, seeded episodes into DIR/episodes.jsonl and DIR/dataset.json "
-            "(counts and a content hash). The same seed always gives byte-identical files."
+            "(counts and a content hash). The same seed always gives byte-identical files. decisions --images also "
+            "renders the visual subset's states to DIR/images/<anchor>.png, named (with their sha256) in the "
+            "episode lines, for `heedful run decisions --condition visual`."
         ),
     )
     _suite_arg(p)
@@ -66,6 +70,13 @@ def add_generate(sub: Any, formatter: Any) -> None:
         metavar="KEY=VALUE",
         help="override a generation count, e.g. --set atomic_families=200 (repeatable)",
     )
+    p.add_argument(
+        "--images",
+        action="store_true",
+        help="decisions: render each visual-subset state into DIR/images/ for `run --condition visual` "
+        "(needs heedful[tabletop])",
+    )
+    p.add_argument("--image-size", type=int, default=448, help="decisions: image width and height with --images")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.set_defaults(handler=cmd_generate)
 
@@ -75,11 +86,21 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
     suite = get_suite(args.suite)
     config = key_values(args.config, "--set")
+    if args.images:
+        from heedful.api import image_renderer
+
+        render = image_renderer(suite, size=args.image_size)  # checks before generating anything
     progress = LazyProgress(not args.no_progress, "anchor", f"generate {args.suite}")
     try:
         episodes = suite.generate(args.seed, config, progress=progress)
     finally:
         progress.close()
+    if args.images:
+        bar = LazyProgress(not args.no_progress, "image", f"render {args.suite}")
+        try:
+            episodes = render(episodes, args.out, progress=bar)
+        finally:
+            bar.close()
     summary = suite.save_dataset(episodes, args.out, {"seed": args.seed, "config": config})
     counts = summary["counts"]
     groups = f" in {counts['families']} families" if "families" in counts else ""
@@ -119,6 +140,18 @@ def add_run(sub: Any, formatter: Any) -> None:
         help="run only the first N episodes (the dataset order keeps each family's instances together)",
     )
     p.add_argument("--mask", action="store_true", help="feed the agent masked instructions (validity control)")
+    p.add_argument(
+        "--condition",
+        choices=["structured", "visual"],
+        default="structured",
+        help="decisions: how the state is shown; visual = an image instead of the object list (visual subset "
+        "only; needs --dataset generated with --images)",
+    )
+    p.add_argument(
+        "--subset",
+        choices=["all", "visual"],
+        help="decisions: run only the visual families (e.g. a structured run to compare with a visual one)",
+    )
     p.add_argument("--workers", type=int, default=1, help="local worker processes")
     p.add_argument("--out", type=Path, help="run directory (default runs/SUITE-AGENT[-masked]-seedS)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out")
@@ -131,13 +164,31 @@ def add_run(sub: Any, formatter: Any) -> None:
     )
     p.add_argument("--trials", type=int, help="tabletop: trials per task (default 10, RoboFollow's protocol)")
     p.add_argument("--video", action="store_true", help="tabletop: write an agentview MP4 of every trial to OUT/videos")
+    p.add_argument(
+        "--perception",
+        choices=["oracle", "noisy"],
+        help="household: what enters the agent's semantic map: oracle (default, exact) or noisy, a SIMULATED "
+        "stand-in for learned segmentation (per-instance misses, look-alike confusions, phantom objects)",
+    )
+    p.add_argument(
+        "--noise",
+        action="append",
+        metavar="KEY=VALUE",
+        help="household, with --perception noisy: a rate of the simulated detector, e.g. --noise miss_rate=0.3 "
+        "(keys miss_rate, false_positive_rate, confusion_rate; defaults 0.15, 0.1, 0.1; repeatable)",
+    )
     add_llm_args(p)
+    add_remote_args(p)
     p.set_defaults(handler=cmd_run)
 
 
 def _run_options(args: argparse.Namespace, out: Path) -> dict[str, Any]:
     """The suite's run options from the command line (only those given)."""
     options: dict[str, Any] = {"mask": True} if args.mask else {}
+    if args.condition != "structured":
+        options["condition"] = args.condition
+    if args.subset is not None:
+        options["subset"] = args.subset
     if args.level:
         options["level"] = sorted(set(args.level))
     if args.scene:
@@ -146,6 +197,9 @@ def _run_options(args: argparse.Namespace, out: Path) -> dict[str, Any]:
         options["trials"] = args.trials
     if args.video:
         options["video_dir"] = str(out / "videos")
+    if args.perception is not None:
+        options["perception"] = args.perception
+    options.update(key_values(args.noise, "--noise"))
     return options
 
 
@@ -154,9 +208,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     from heedful.api import evaluate
     from heedful.errors import BudgetExceededError
 
-    out = args.out or Path("runs") / f"{args.suite}-{args.agent}{'-masked' if args.mask else ''}-seed{args.seed}"
+    tags = ("-masked" if args.mask else "") + ("-visual" if args.condition == "visual" else "")
+    out = args.out or Path("runs") / f"{args.suite}-{args.agent}{tags}-seed{args.seed}"
     agent_args = key_values(args.agent_arg, "--agent-arg")
     agent_args = llm_agent_args(args, agent_class(args.agent, args.suite), args.agent, agent_args)
+    agent_args = remote_agent_args(args, agent_class(args.agent, args.suite), args.agent, agent_args)
     try:
         result = evaluate(
             suite=args.suite,
@@ -259,11 +315,12 @@ def add_compare(sub: Any, formatter: Any) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from heedful.api import compare
+    from heedful.api import compare, describe_run
     from heedful.report.render import render_comparison_table, rows_to_json
 
     rows = compare(args.run_a, args.run_b, resamples=args.resamples, seed=args.seed)
-    print(rows_to_json(rows) if args.format == "json" else render_comparison_table(rows))
+    title = f"A: {describe_run(args.run_a)}\nB: {describe_run(args.run_b)}"
+    print(rows_to_json(rows) if args.format == "json" else render_comparison_table(rows, title=title))
     return 0
 
 
@@ -368,11 +425,15 @@ def add_demos(sub: Any, formatter: Any) -> None:
     p = sub.add_parser(
         "demos",
         formatter_class=formatter,
-        help="write expert demonstrations as HDF5 (LIBERO / robomimic layout)",
+        help="write expert demonstrations as HDF5 (LIBERO / robomimic layout) or a LeRobot dataset",
         description=(
             "Run the scripted expert on every training task (50 demos each by default: 3,750), each in a fresh "
             "1-2 cm perturbation of its scene with a sampled paraphrase, into DIR/<task>_demo.hdf5. Resumable: "
-            "run the same command again to continue. The layout is documented in heedful.suites.tabletop.demo_file."
+            "run the same command again to continue. The layout is documented in heedful.suites.tabletop.demo_file. "
+            "--format lerobot writes the same demos as a LeRobot dataset rooted at DIR instead (one episode per "
+            "demo, the instruction as its task, 20 fps, images upright) through the lerobot library, an optional "
+            'extra (pip install "heedful[lerobot]"); layout in heedful.suites.tabletop.lerobot_demos. Nothing is '
+            "pushed to a hub."
         ),
     )
     p.add_argument("suite", choices=["tabletop"], help="suite (only tabletop has demonstrations)")
@@ -384,6 +445,15 @@ def add_demos(sub: Any, formatter: Any) -> None:
         "--task", action="append", dest="tasks", metavar="LABEL", help="only this training task (repeatable)"
     )
     p.add_argument("--seed", type=int, default=0, help="perturbation and paraphrase seed")
+    p.add_argument("--format", choices=["hdf5", "lerobot"], default="hdf5", help="output format")
+    p.add_argument(
+        "--repo-id",
+        default=argparse.SUPPRESS,
+        help="with --format lerobot: the dataset's repo id, local only (default: heedful/tabletop-demos)",
+    )
+    p.add_argument(
+        "--video", action="store_true", help="with --format lerobot: store the cameras as video instead of PNG frames"
+    )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.set_defaults(handler=cmd_demos)
 
@@ -401,6 +471,9 @@ def cmd_demos(args: argparse.Namespace) -> int:
             seed=args.seed,
             tasks=args.tasks,
             progress=progress,
+            format=args.format,
+            repo_id=getattr(args, "repo_id", None),
+            video=args.video,
         )
     finally:
         progress.close()
@@ -422,4 +495,5 @@ REGISTRARS = [
     add_replay,
     add_entropy,
     add_demos,
+    add_serve,
 ]

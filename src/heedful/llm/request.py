@@ -6,6 +6,7 @@ is sent explicitly: llama.cpp, for one, defaults to temperature 0.8 and a random
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import math
@@ -43,13 +44,15 @@ class ChatRequest:
     """One chat completion request.
 
     `schema` is a JSON schema sent as `response_format = json_schema` (constrained decoding), or None to
-    leave the answer format to the prompt alone.
+    leave the answer format to the prompt alone. `images` are PNG files sent with the last (user) message
+    as OpenAI image content parts (data URLs) for vision-language models; the cache key covers their bytes.
     """
 
     messages: tuple[tuple[str, str], ...]
     sampling: Sampling
     schema: dict[str, Any] | None = None
     schema_name: str = "answer"
+    images: tuple[bytes, ...] = ()
 
     @property
     def cacheable(self) -> bool:
@@ -60,7 +63,7 @@ class ChatRequest:
         """Keyword arguments of `client.chat.completions.create` (also the JSON body sent)."""
         body: dict[str, Any] = {
             "model": model,
-            "messages": [{"role": role, "content": content} for role, content in self.messages],
+            "messages": self._messages(),
             "temperature": self.sampling.temperature,
             "top_p": self.sampling.top_p,
             "max_tokens": self.sampling.max_tokens,
@@ -73,6 +76,19 @@ class ChatRequest:
                 "json_schema": {"name": self.schema_name, "schema": self.schema, "strict": True},
             }
         return body
+
+    def _messages(self) -> list[dict[str, Any]]:
+        messages: list[dict[str, Any]] = [{"role": role, "content": content} for role, content in self.messages]
+        if self.images:
+            # Images first, then the text that refers to them (the order vision-language models are tuned on).
+            parts: list[dict[str, Any]] = [image_part(png) for png in self.images]
+            messages[-1]["content"] = [*parts, {"type": "text", "text": messages[-1]["content"]}]
+        return messages
+
+
+def image_part(png: bytes) -> dict[str, Any]:
+    """An OpenAI image content part carrying `png` inline as a base64 data URL."""
+    return {"type": "image_url", "image_url": {"url": "data:image/png;base64," + base64.b64encode(png).decode()}}
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from heedful.errors import DatasetError
+from heedful.suites.decisions.images import image_problem
 from heedful.suites.decisions.model import DecisionEpisode
 from heedful.suites.episode_files import read_episodes, write_dataset
 
@@ -33,6 +34,7 @@ def summarize(episodes: Sequence[DecisionEpisode]) -> dict[str, Any]:
         "atomic_families": sum(1 for ep in families.values() if ep.category != "multi"),
         "multi_families": sum(1 for ep in families.values() if ep.category == "multi"),
         "visual_families": sum(1 for ep in families.values() if ep.visual),
+        "images": len({ep.image for ep in episodes if ep.image is not None}),
         "anchors": dict(sorted(Counter(ep.anchor_kind for ep in {e.anchor_id: e for e in episodes}.values()).items())),
         "by_category": count("category"),
         "by_subtype": dict(sorted(Counter(f"{ep.category}/{ep.subtype}" for ep in episodes).items())),
@@ -72,7 +74,7 @@ def _inconsistency(ep: DecisionEpisode) -> str | None:
         return f"episode {ep.episode_id}: gold must name distinct candidate ids, got {ep.gold!r}"
     if ep.decision_type == "set" and list(gold) != sorted(gold):
         return f"episode {ep.episode_id}: a set gold must be sorted, got {ep.gold!r}"
-    return None
+    return image_problem(ep)
 
 
 def schema_text() -> str:

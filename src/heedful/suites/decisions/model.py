@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from heedful.world.objects import TabletopState
 
@@ -16,6 +16,8 @@ Category = Literal["inhibition", "set", "cardinality", "temporal", "multi"]
 AnchorKind = Literal["object", "action"]
 Split = Literal["train", "val", "test"]
 RankKey = Literal["x", "y"]
+
+IMAGE_FIELDS = ("image", "image_sha256")
 
 ROLES: tuple[Role, ...] = ("base", "preserve", "change", "change_preserve")
 ATOMIC_CATEGORIES: tuple[Category, ...] = ("inhibition", "set", "cardinality", "temporal")
@@ -168,6 +170,22 @@ class DecisionEpisode(BaseModel):
     gold: Decision
     task: Task | None = None
     template_id: str | None = Field(default=None, description="Language template, for auditing coverage.")
+    image: str | None = Field(
+        default=None,
+        description="Rendered agentview PNG of the state, relative to the dataset directory (visual subset).",
+    )
+    image_sha256: str | None = Field(
+        default=None, pattern=r"^[0-9a-f]{64}$", description="sha256 of the image file, so the hash covers it."
+    )
+
+    @model_serializer(mode="wrap")
+    def _omit_absent_image(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        # Episodes without an image serialize exactly as before the fields existed: their hashes stay.
+        data: dict[str, object] = handler(self)
+        for name in IMAGE_FIELDS:
+            if data.get(name, "") is None:
+                del data[name]
+        return data
 
     def keys(self) -> dict[str, str]:
         """Grouping fields copied into every record."""

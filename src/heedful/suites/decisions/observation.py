@@ -1,5 +1,6 @@
 """What a decision agent sees: the state as text and JSON, the candidates with ids, the instruction and
-the answer format. Symbolic baselines may also read `privileged_task`; language agents must not."""
+the answer format; in the visual condition an image of the state instead of the object list and positions.
+Symbolic baselines may also read `privileged_task`; language agents must not."""
 
 from __future__ import annotations
 
@@ -11,6 +12,11 @@ from heedful.suites.decisions.model import Candidate, DecisionEpisode, Task
 FRAME = (
     "A robot arm looks down at a table. Positions are in meters: x grows to the robot's right, "
     "y grows away from the robot."
+)
+
+VISUAL_FRAME = (
+    "The image shows the table from the robot's camera, which looks across the table from the robot's side: "
+    "the image's left is the robot's left, and the top of the image is the far side of the table."
 )
 
 ANSWER_FORMATS = {
@@ -42,6 +48,8 @@ class DecisionObservation:
     seed: int
     privileged_task: Task | None = None
     privileged_candidates: tuple[Candidate, ...] | None = None
+    image_png: bytes | None = None
+    """Visual condition: the agentview PNG of the state, which replaces the positions in `state_text`."""
 
     @property
     def candidate_ids(self) -> tuple[str, ...]:
@@ -66,10 +74,27 @@ def state_text(episode: DecisionEpisode) -> str:
     return "\n".join(lines)
 
 
-def build_observation(episode: DecisionEpisode, *, seed: int, mask: bool) -> DecisionObservation:
-    """Assemble the observation; with `mask` the task-critical words of the instruction are removed."""
+def visual_state_text(episode: DecisionEpisode) -> str:
+    """The candidate list without the object list and positions: the image shows where everything is."""
+    lines = [VISUAL_FRAME]
+    if episode.anchor_kind == "object":
+        lines.append("Candidate objects (all visible in the image):")
+    else:
+        lines.append("Candidate actions (each is executable in the pictured state):")
+    lines += [f"- {c.id}: {c.text}" for c in episode.candidates]
+    return "\n".join(lines)
+
+
+def build_observation(
+    episode: DecisionEpisode, *, seed: int, mask: bool, image_png: bytes | None = None
+) -> DecisionObservation:
+    """Assemble the observation; with `mask` the task-critical words of the instruction are removed.
+
+    With `image_png` (the visual condition) the image replaces the structured object list and positions;
+    the candidates, the instruction and the answer format stay the same, as in the paper's visual subset.
+    """
     instruction = episode.masked_instruction if mask else episode.instruction
-    text = state_text(episode)
+    text = state_text(episode) if image_png is None else visual_state_text(episode)
     answer_format = ANSWER_FORMATS[episode.decision_type]
     prompt = f"{text}\n\nInstruction: {instruction}\n\n{answer_format}"
     return DecisionObservation(
@@ -78,11 +103,12 @@ def build_observation(episode: DecisionEpisode, *, seed: int, mask: bool) -> Dec
         instruction=instruction,
         masked=mask,
         state_text=text,
-        state=episode.state.model_dump(mode="json"),
+        state=episode.state.model_dump(mode="json") if image_png is None else {},  # the image shows it
         candidates=tuple({"id": c.id, "text": c.text} for c in episode.candidates),
         answer_format=answer_format,
         prompt=prompt,
         seed=seed,
         privileged_task=episode.task,
         privileged_candidates=episode.candidates,
+        image_png=image_png,
     )

@@ -9,14 +9,15 @@ from typing import Any
 from heedful.errors import ConfigError
 from heedful.records import Record, Status
 from heedful.suites.base import MetricRow, RolloutContext
-from heedful.suites.decisions import dataset
+from heedful.suites.decisions import conditions, dataset
 from heedful.suites.decisions.answers import parse_answer
+from heedful.suites.decisions.conditions import CONDITION_OPTIONS
 from heedful.suites.decisions.generate import generate, parse_config
 from heedful.suites.decisions.model import DecisionEpisode
 from heedful.suites.decisions.observation import build_observation
 from heedful.suites.episode_files import content_hash
 
-RUN_OPTIONS = {"mask": "feed the agent the masked instructions (task-critical words removed)"}
+RUN_OPTIONS = {"mask": "feed the agent the masked instructions (task-critical words removed)", **CONDITION_OPTIONS}
 
 
 class DecisionsSuite:
@@ -36,6 +37,14 @@ class DecisionsSuite:
     def save_dataset(self, episodes: Sequence[DecisionEpisode], out: Path, meta: dict[str, Any]) -> dict[str, Any]:
         return dataset.save(episodes, out, {"suite": self.name, "version": self.version, **meta})
 
+    def attach_images(
+        self, episodes: Sequence[DecisionEpisode], out: Path, *, size: int, progress: Callable[[int, int], Any] | None
+    ) -> list[DecisionEpisode]:
+        """Render the visual subset's states into `out/images/` (see `heedful.suites.decisions.images`)."""
+        from heedful.suites.decisions.images import attach_images
+
+        return attach_images(episodes, out, size=size, progress=progress)
+
     def episode_schema(self) -> str:
         return dataset.schema_text()
 
@@ -52,6 +61,23 @@ class DecisionsSuite:
         unknown = set(options) - set(RUN_OPTIONS)
         if unknown:
             raise ConfigError(f"decisions has no run option {sorted(unknown)[0]!r}; options: {', '.join(RUN_OPTIONS)}")
+        conditions.check_condition_options(options)
+
+    def prepare_options(self, options: dict[str, Any], dataset: Path | None) -> dict[str, Any]:
+        """Options completed from the dataset's location (the visual condition reads images beside it)."""
+        return conditions.prepare_options(options, dataset)
+
+    def episodes_for_run(self, episodes: Sequence[DecisionEpisode], options: dict[str, Any]) -> list[DecisionEpisode]:
+        """All episodes, or the visual subset for condition=visual / subset=visual."""
+        return conditions.select_for_run(episodes, options)
+
+    def run_label(self, options: dict[str, Any]) -> str:
+        """The report title's part naming the condition, e.g. " | condition visual (visual subset)"."""
+        return conditions.condition_label(options)
+
+    def required_inputs(self, options: dict[str, Any]) -> tuple[str, ...]:
+        """What an agent must read under `options`: ("image",) in the visual condition."""
+        return conditions.required_inputs(options)
 
     def _record(self, episode: DecisionEpisode, context: RolloutContext, **fields: Any) -> Record:
         return Record(
@@ -68,7 +94,12 @@ class DecisionsSuite:
         Transport errors (AgentInterfaceError, AgentTimeoutError) propagate to the runner, which records
         them with their own status.
         """
-        observation = build_observation(episode, seed=context.seed, mask=bool(context.options.get("mask")))
+        observation = build_observation(
+            episode,
+            seed=context.seed,
+            mask=bool(context.options.get("mask")),
+            image_png=conditions.image_for(episode, context.options),
+        )
         reply = agent.decide(observation)
         parsed = parse_answer(reply.text, episode.decision_type, observation.candidate_ids)
         return self._record(

@@ -6,7 +6,10 @@ Two kinds of agents act here:
 - planners (`act(observation) -> reply`, reply.text a JSON skill call) choose skills in a closed loop until
   they answer `done`, the horizon is used up, or `max_calls` calls were made (12 by default);
 - controllers (RoboFollow's policy interface: `reset()`, `set_instruction(text)`, `predict(obs)` returning
-  an action chunk of shape (T, 7) in the simulator's `delta_eef` space) act step by step.
+  an action chunk of shape (T, 7) in the simulator's `delta_eef` space) act step by step. `obs["step"]` is
+  the control step. Optional hooks: `begin_trial(trial, seed)` before `reset` (privileged: the remote agent
+  forwards it only to servers that ask, i.e. `heedful serve`'s test peers, and records that it did) and
+  `trial_report() -> (info, timing)` after the last chunk, merged into the record's `agent_info` and `timing`.
 
 Whatever the agent does, the trial runs its full horizon: when the agent stops early the robot holds
 still, and a policy that undoes its work after success is scored on what it did. An answer that is not a
@@ -22,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from heedful.errors import ConfigError, InvalidActionError
 from heedful.records import Status
@@ -49,10 +53,12 @@ class TrialRun:
     replies: list[str] = field(default_factory=list)
     usage: dict[str, int] = field(default_factory=dict)
     info: dict[str, Any] = field(default_factory=dict)
+    timing: dict[str, float] = field(default_factory=dict)
     acting_steps: int = 0
     steps: int = 0
     score: TrialScore | None = None
     video: str | None = None
+    actions: NDArray[np.float64] | None = None  # (steps, 7): every action applied, the idle holds included
 
 
 def trial_layout(trial: TabletopTrial) -> Layout:
@@ -79,7 +85,7 @@ def run_trial(
     rt = TrialRuntime(run.layout, task.horizon, cameras=cameras)
     try:
         if callable(getattr(agent, "predict", None)):
-            _control(trial, agent, rt, run)
+            _control(trial, agent, rt, run, seed)
         elif callable(getattr(agent, "act", None)):
             _plan(trial, agent, rt, run, seed, max_calls)
         else:
@@ -88,6 +94,7 @@ def run_trial(
         rt.idle_to_horizon()
         run.steps = rt.steps
         traj = rt.trajectory()
+        run.actions = traj.actions
         run.score = score_trajectory(traj, task.grounded, run.layout, task.scene)
         if video_dir:
             run.video = str(_write_video(traj.frames[VIDEO_CAMERA], Path(video_dir), trial.episode_id))
@@ -134,10 +141,23 @@ def _controller_obs(rt: TrialRuntime, cameras: tuple[str, ...], instruction: str
     obs: dict[str, Any] = {CONTROLLER_CAMERAS[c]: rt.sim.render(c) for c in cameras}
     obs["state"] = rt.sim.state_vector()
     obs["prompt"] = instruction
+    obs["step"] = rt.steps
     return obs
 
 
-def _control(trial: TabletopTrial, agent: Any, rt: TrialRuntime, run: TrialRun) -> None:
+def _control(trial: TabletopTrial, agent: Any, rt: TrialRuntime, run: TrialRun, seed: int) -> None:
+    begin = getattr(agent, "begin_trial", None)
+    if callable(begin):
+        begin(trial, seed)
+    _control_loop(trial, agent, rt, run)
+    report = getattr(agent, "trial_report", None)
+    if callable(report):
+        info, timing = report()
+        run.info.update(info)
+        run.timing.update(timing)
+
+
+def _control_loop(trial: TabletopTrial, agent: Any, rt: TrialRuntime, run: TrialRun) -> None:
     cameras = tuple(getattr(agent, "cameras", tuple(CONTROLLER_CAMERAS)))
     unknown = set(cameras) - set(CONTROLLER_CAMERAS)
     if unknown:

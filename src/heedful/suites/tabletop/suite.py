@@ -163,6 +163,7 @@ class TabletopSuite:
             scores={**score.scores(), "acting_steps": float(run.acting_steps)},
             usage=dict(run.usage),
             agent_info=dict(run.info),
+            timing=dict(run.timing),
         )
 
     def failure_record(self, trial: TabletopTrial, context: RolloutContext, status: Status, error: str) -> Record:

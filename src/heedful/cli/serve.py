@@ -1,0 +1,67 @@
+"""`heedful serve`: serve a built-in tabletop agent over openpi's websocket policy protocol."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import threading
+from pathlib import Path
+from typing import Any
+
+from heedful.cli.parser import key_values
+
+DESCRIPTION = """\
+Serve a built-in tabletop agent (oracle, blind) as a policy server speaking openpi's websocket protocol
+(metadata on connect, msgpack observations in, {"actions": H x 7, "server_timing"} out, a traceback on
+error), so you can test a client setup, and heedful's tests have a real peer:
+
+  heedful serve --agent oracle --port 8000
+  heedful run tabletop --agent remote --port 8000 --level L0 --trials 1
+
+The served agents act from the episode's ground truth, which heedful's remote agent sends under
+`heedful/episode` because the server's metadata asks for it: they are protocol test peers, not policies
+(see heedful.remote.mirror). Runs until Ctrl-C or SIGTERM."""
+
+
+def add_serve(sub: Any, formatter: Any) -> None:
+    p = sub.add_parser(
+        "serve",
+        formatter_class=formatter,
+        help="serve a tabletop agent over openpi's websocket policy protocol",
+        description=DESCRIPTION,
+    )
+    p.add_argument("--agent", required=True, help="tabletop planner agent to serve: oracle or blind")
+    p.add_argument("--agent-arg", action="append", metavar="KEY=VALUE", help="agent keyword argument (repeatable)")
+    p.add_argument("--host", default="127.0.0.1", help="interface to listen on (0.0.0.0: every interface)")
+    p.add_argument("--port", type=int, default=8000, help="TCP port (0: a free one, printed at start)")
+    p.add_argument("--chunk", type=int, default=10, help="actions per reply (the action horizon)")
+    p.add_argument("--dataset", type=Path, help="dataset whose L0 tasks blind fits on (else the built-in tasks)")
+    p.set_defaults(handler=cmd_serve)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from heedful.remote.mirror import MirrorPolicy
+    from heedful.remote.server import PolicyServer
+
+    train = None
+    if args.dataset is not None:
+        from heedful.suites.tabletop.suite import TabletopSuite
+
+        train = TabletopSuite().load_dataset(args.dataset)
+    policy = MirrorPolicy(
+        args.agent, chunk=args.chunk, agent_args=key_values(args.agent_arg, "--agent-arg"), train=train
+    )
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        with PolicyServer(policy, host=args.host, port=args.port) as server:
+            print(
+                f"serving tabletop/{args.agent} on {server.url} (openpi websocket protocol; Ctrl-C stops)", flush=True
+            )
+            while not stop.wait(0.5):
+                pass
+        print(f"stopped after {server.requests} requests", flush=True)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return 0
