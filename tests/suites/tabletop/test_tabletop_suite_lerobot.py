@@ -184,3 +184,27 @@ def test_lerobot_only_options_are_refused_for_hdf5(tmp_path: Path) -> None:
         demos(tmp_path, per_task=1, tasks=LABELS[:1], video=True)
     with pytest.raises(ConfigError, match="unknown demonstration format"):
         demos(tmp_path, per_task=1, tasks=LABELS[:1], format="zarr")
+
+
+RENDER_THEN_IMPORT = """
+import os, sys
+os.environ["MUJOCO_GL"] = "egl"
+import mujoco
+model = mujoco.MjModel.from_xml_string("<mujoco><worldbody><geom type='box' size='.1 .1 .1'/></worldbody></mujoco>")
+renderer = mujoco.Renderer(model, 32, 32)
+renderer.update_scene(mujoco.MjData(model))
+renderer.render()
+from heedful.suites.tabletop.lerobot_demos import require_lerobot_dataset
+print(require_lerobot_dataset().__name__)
+"""
+
+
+@needs_lerobot
+@pytest.mark.render
+def test_lerobot_imports_after_cpu_rendering_without_crashing() -> None:
+    """Mesa's LLVM (EGL on the CPU) then triton's LLVM crashed the process; the export keeps triton out."""
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", RENDER_THEN_IMPORT], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().endswith("LeRobotDataset")

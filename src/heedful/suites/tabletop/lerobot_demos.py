@@ -23,6 +23,7 @@ import importlib
 import importlib.util
 import json
 import os
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -60,6 +61,7 @@ def require_lerobot_dataset() -> Any:
     """
     # Read by huggingface_hub when first imported: the export only ever writes and reads a local root.
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    _keep_triton_out()
     try:
         module = importlib.import_module("lerobot.datasets.lerobot_dataset")
     except ImportError as exc:
@@ -67,6 +69,23 @@ def require_lerobot_dataset() -> Any:
             f"--format lerobot writes through the lerobot library (>= 0.4), which failed to import ({exc}): {_HINT}"
         ) from exc
     return module.LeRobotDataset
+
+
+def _keep_triton_out() -> None:
+    """Stop torch from importing triton once Mesa's LLVM (CPU EGL rendering) is loaded in this process.
+
+    lerobot imports torchvision, whose import pulls in torch._dynamo, which imports triton; triton's own LLVM
+    then segfaults the process if MuJoCo already rendered through Mesa's llvmpipe (seen with torch 2.14 and
+    Mesa's libLLVM-15). The export never compiles kernels, so torch simply runs as if triton were absent.
+    """
+    if "triton" in sys.modules:
+        return
+    try:
+        maps = Path("/proc/self/maps").read_text()
+    except OSError:  # not Linux: no Mesa llvmpipe EGL either
+        return
+    if "libLLVM" in maps:
+        sys.modules["triton"] = None  # type: ignore[assignment]  # `import triton` then raises ImportError
 
 
 def control_fps() -> int:
