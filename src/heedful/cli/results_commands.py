@@ -1,0 +1,155 @@
+"""Subcommands that read runs and datasets: report, export, compare, schema, list, replay."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from heedful.cli.common import suite_arg
+
+# --- report, export, compare
+
+
+def add_report(sub: Any, formatter: Any) -> None:
+    p = sub.add_parser(
+        "report",
+        formatter_class=formatter,
+        help="metrics of a run with confidence intervals",
+        description=(
+            "Compute the suite's metrics from a run directory: point estimates, 95%% cluster-bootstrap intervals, "
+            "Wilson intervals and raw counts, overall and per group."
+        ),
+    )
+    p.add_argument("run", type=Path, help="run directory")
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
+    p.add_argument("--cluster", choices=["family", "anchor"], default="family", help="bootstrap cluster")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    p.set_defaults(handler=cmd_report)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from heedful.api import report, report_text
+    from heedful.report.render import rows_to_json
+
+    options = {"resamples": args.resamples, "cluster": args.cluster, "seed": args.seed}
+    if args.format == "json":
+        rows, _ = report(args.run, **options)
+        print(rows_to_json(rows))
+    else:
+        print(report_text(args.run, **options))
+    return 0
+
+
+def add_export(sub: Any, formatter: Any) -> None:
+    p = sub.add_parser(
+        "export",
+        formatter_class=formatter,
+        help="write a run or a dataset as JSONL or Parquet",
+        description=(
+            "One row per episode. For a run: episode_id, family_id, anchor_id, role, category, split, "
+            "decision_type, gold, prediction, status, correct and more. Nested values are JSON text in Parquet."
+        ),
+    )
+    p.add_argument("source", type=Path, help="run directory or dataset directory")
+    p.add_argument("--format", choices=["jsonl", "parquet"], required=True)
+    p.add_argument("--out", type=Path, required=True, help="output file")
+    p.set_defaults(handler=cmd_export)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from heedful.report.export import export
+
+    n = export(args.source, args.out, args.format)
+    print(f"wrote {n} rows to {args.out}")
+    return 0
+
+
+def add_compare(sub: Any, formatter: Any) -> None:
+    p = sub.add_parser(
+        "compare",
+        formatter_class=formatter,
+        help="paired comparison of two runs on the same dataset",
+        description=(
+            "Match the two runs' episodes, then give each metric's difference (A - B) with a paired family "
+            "bootstrap interval, and an exact McNemar test on instance correctness."
+        ),
+    )
+    p.add_argument("run_a", type=Path)
+    p.add_argument("run_b", type=Path)
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    p.add_argument("--resamples", type=int, default=10_000)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(handler=cmd_compare)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from heedful.api import compare, describe_run
+    from heedful.report.render import render_comparison_table, rows_to_json
+
+    rows = compare(args.run_a, args.run_b, resamples=args.resamples, seed=args.seed)
+    title = f"A: {describe_run(args.run_a)}\nB: {describe_run(args.run_b)}"
+    print(rows_to_json(rows) if args.format == "json" else render_comparison_table(rows, title=title))
+    return 0
+
+
+# --- schema, list
+
+
+def add_schema(sub: Any, formatter: Any) -> None:
+    p = sub.add_parser("schema", formatter_class=formatter, help="print the JSON Schema of a suite's episode lines")
+    suite_arg(p)
+    p.set_defaults(handler=cmd_schema)
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from heedful.suites.registry import get_suite
+
+    sys.stdout.write(get_suite(args.suite).episode_schema())
+    return 0
+
+
+def add_list(sub: Any, formatter: Any) -> None:
+    p = sub.add_parser("list", formatter_class=formatter, help="list suites and agents")
+    p.set_defaults(handler=cmd_list)
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from heedful.agents.registry import agent_names
+    from heedful.suites.registry import SUITES
+
+    for suite in SUITES.names():
+        print(f"suite {suite}: agents {', '.join(agent_names(suite))}")
+    return 0
+
+
+# --- replay
+
+
+def add_replay(sub: Any, formatter: Any) -> None:
+    p = sub.add_parser(
+        "replay",
+        formatter_class=formatter,
+        help="animate one episode of a household run (GIF)",
+        description=(
+            "Re-execute the tool calls an agent made in one episode of a household run (the simulator is "
+            "deterministic) and draw every step top-down: the agent with its field of view, the human, the "
+            "objects. Writes an animated GIF, or the last frame as PNG when FILE ends in .png."
+        ),
+    )
+    p.add_argument("run", type=Path, help="run directory")
+    p.add_argument("episode_id", help="episode id, e.g. val_seen-s_hum-001")
+    p.add_argument("--out", type=Path, required=True, help="output file (.gif or .png)")
+    p.add_argument("--dataset", type=Path, help="dataset directory (default: the run's own source)")
+    p.add_argument("--every", type=int, default=2, help="draw every N-th step")
+    p.set_defaults(handler=cmd_replay)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from heedful.suites.household.replay import write_replay
+
+    summary = write_replay(args.run, args.episode_id, args.out, dataset=args.dataset, every=args.every)
+    print(summary)
+    return 0

@@ -1,0 +1,108 @@
+"""Tabletop-only subcommands: scene entropy and expert demonstrations (HDF5 or LeRobot)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from heedful.cli.common import LazyProgress
+
+# --- entropy, demos (tabletop)
+
+
+def add_entropy(sub: Any, formatter: Any) -> None:
+    p = sub.add_parser(
+        "entropy",
+        formatter_class=formatter,
+        help="scene entropy H(T | S) of a task set",
+        description=(
+            "Group task labels by their task-independent initial scene and report H(T | S) = sum_g p_g log2 n_g "
+            "in bits: of the tabletop training set (default), of your own task set (--tasks, JSON lines with "
+            '"task" and "scene"), or of LIBERO\'s suites (--libero).'
+        ),
+    )
+    p.add_argument("--tasks", type=Path, help='JSON lines, one task per line: {"task": ..., "scene": {...}}')
+    p.add_argument("--libero", action="store_true", help="LIBERO's four suites and their mean")
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    p.set_defaults(handler=cmd_entropy)
+
+
+def cmd_entropy(args: argparse.Namespace) -> int:
+    import json
+
+    from heedful.api import entropy
+
+    result = entropy(args.tasks, libero=args.libero)
+    if args.format == "json":
+        print(json.dumps(result, indent=2))
+        return 0
+    for group in result["groups"]:
+        name = group.get("scene", group.get("suite"))
+        size = f"{group['tasks']} tasks" if "tasks" in group else f"{group['bits']:.3f} bits"
+        print(f"{name}: {size}")
+    print(f"H(T | S) = {result['bits']:.3f} bits" + (" (mean over suites)" if args.libero else ""))
+    return 0
+
+
+def add_demos(sub: Any, formatter: Any) -> None:
+    p = sub.add_parser(
+        "demos",
+        formatter_class=formatter,
+        help="write expert demonstrations as HDF5 (LIBERO / robomimic layout) or a LeRobot dataset",
+        description=(
+            "Run the scripted expert on every training task (50 demos each by default: 3,750), each in a fresh "
+            "1-2 cm perturbation of its scene with a sampled paraphrase, into DIR/<task>_demo.hdf5. Resumable: "
+            "run the same command again to continue. The layout is documented in heedful.suites.tabletop.demo_file. "
+            "--format lerobot writes the same demos as a LeRobot dataset rooted at DIR instead (one episode per "
+            "demo, the instruction as its task, 20 fps, images upright) through the lerobot library, an optional "
+            'extra (pip install "heedful[lerobot]"); layout in heedful.suites.tabletop.lerobot_demos. Nothing is '
+            "pushed to a hub."
+        ),
+    )
+    p.add_argument("suite", choices=["tabletop"], help="suite (only tabletop has demonstrations)")
+    p.add_argument("--out", type=Path, required=True, help="output directory")
+    p.add_argument("--cameras", action="store_true", help="also store agentview and wrist images")
+    p.add_argument("--image-size", type=int, default=128, help="image height and width with --cameras")
+    p.add_argument("--per-task", type=int, default=50, help="demonstrations per training task")
+    p.add_argument(
+        "--task", action="append", dest="tasks", metavar="LABEL", help="only this training task (repeatable)"
+    )
+    p.add_argument("--seed", type=int, default=0, help="perturbation and paraphrase seed")
+    p.add_argument("--format", choices=["hdf5", "lerobot"], default="hdf5", help="output format")
+    p.add_argument(
+        "--repo-id",
+        default=argparse.SUPPRESS,
+        help="with --format lerobot: the dataset's repo id, local only (default: heedful/tabletop-demos)",
+    )
+    p.add_argument(
+        "--video", action="store_true", help="with --format lerobot: store the cameras as video instead of PNG frames"
+    )
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.set_defaults(handler=cmd_demos)
+
+
+def cmd_demos(args: argparse.Namespace) -> int:
+    from heedful.api import demos
+
+    progress = LazyProgress(not args.no_progress, "demo", "demos tabletop")
+    try:
+        summary = demos(
+            args.out,
+            per_task=args.per_task,
+            cameras=args.cameras,
+            image_size=args.image_size,
+            seed=args.seed,
+            tasks=args.tasks,
+            progress=progress,
+            format=args.format,
+            repo_id=getattr(args, "repo_id", None),
+            video=args.video,
+        )
+    finally:
+        progress.close()
+    print(
+        f"{summary['demos']} demos of {summary['tasks']} tasks in {args.out} "
+        f"({summary['written']} written now, {summary['rejected']} expert attempts rejected)"
+    )
+    return 0
