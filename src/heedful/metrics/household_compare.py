@@ -11,9 +11,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from heedful.metrics.compare import MCNEMAR_PREFIX, ComparisonRow, matched_scored
+from heedful.metrics.compare import ComparisonRow, matched_scored
 from heedful.metrics.household import TYPE_LABELS
-from heedful.metrics.stats import mcnemar_exact, paired_cluster_bootstrap_diffs
+from heedful.metrics.paired import mcnemar_count_row, paired_mean_rows
 from heedful.records import Record
 from heedful.seeding import derive_rng
 
@@ -44,44 +44,11 @@ def compare_household_runs(
     for group in sorted(members, key=lambda g: (g != "all", g.count("/"), g)):
         idx = members[group]
         va, vb = values_a[idx], values_b[idx]
-        ones = np.ones_like(va)
-        intervals = paired_cluster_bootstrap_diffs(
-            va, ones, vb, ones, resamples=resamples, rng=derive_rng(seed, "household-compare", group)
+        rng = derive_rng(seed, "household-compare", group)
+        rows += paired_mean_rows(
+            METRICS, group, va, vb, resamples=resamples, rng=rng, unit="episode", ci_method="paired episode bootstrap"
         )
-        for j, metric in enumerate(METRICS):
-            mean_a, mean_b = float(va[:, j].mean()), float(vb[:, j].mean())
-            low, high = intervals[j]
-            rows.append(
-                ComparisonRow(
-                    metric,
-                    group,
-                    mean_a,
-                    mean_b,
-                    mean_a - mean_b,
-                    low,
-                    high,
-                    len(idx),
-                    unit="episode",
-                    ci_method="paired episode bootstrap",
-                )
-            )
         wins_a = int(np.sum((va[:, 0] == 1) & (vb[:, 0] == 0)))
         wins_b = int(np.sum((va[:, 0] == 0) & (vb[:, 0] == 1)))
-        rows.append(
-            ComparisonRow(
-                f"{MCNEMAR_PREFIX}success",
-                group,
-                None,
-                None,
-                None,
-                None,
-                None,
-                len(idx),
-                unit="episode",
-                ci_method="exact McNemar on success",
-                mcnemar_b=wins_a,
-                mcnemar_c=wins_b,
-                p_value=mcnemar_exact(wins_a, wins_b),
-            )
-        )
+        rows.append(mcnemar_count_row("success", group, wins_a, wins_b, len(idx), unit="episode"))
     return rows

@@ -17,8 +17,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from heedful.errors import RunError
-from heedful.metrics.compare import MCNEMAR_PREFIX, ComparisonRow, matched_scored
-from heedful.metrics.stats import cluster_bootstrap_ratios, mcnemar_exact, paired_cluster_bootstrap_diffs
+from heedful.metrics.compare import ComparisonRow, matched_scored
+from heedful.metrics.paired import mcnemar_count_row, paired_mean_rows
+from heedful.metrics.stats import cluster_bootstrap_ratios
 from heedful.records import Record, Status
 from heedful.seeding import derive_rng
 from heedful.suites.base import MetricRow
@@ -142,46 +143,13 @@ def compare_tabletop_runs(
     for group in sorted(members, key=lambda g: (g != "all", g.count("/"), g)):
         va = np.array([means_a[t][2] for t in members[group]])
         vb = np.array([means_b[t][2] for t in members[group]])
-        ones = np.ones_like(va)
-        intervals = paired_cluster_bootstrap_diffs(
-            va, ones, vb, ones, resamples=resamples, rng=derive_rng(seed, "tabletop-compare", group)
+        rng = derive_rng(seed, "tabletop-compare", group)
+        rows += paired_mean_rows(
+            METRICS, group, va, vb, resamples=resamples, rng=rng, unit="task", ci_method="paired task bootstrap"
         )
-        for j, metric in enumerate(METRICS):
-            ma, mb = float(va[:, j].mean()), float(vb[:, j].mean())
-            low, high = intervals[j]
-            rows.append(
-                ComparisonRow(
-                    metric,
-                    group,
-                    ma,
-                    mb,
-                    ma - mb,
-                    _finite(low),
-                    _finite(high),
-                    len(va),
-                    "task",
-                    "paired task bootstrap",
-                )
-            )
         tasks = set(members[group])
         pairs = [(ra, rb) for ra, rb in zip(a, b, strict=True) if ra.keys["task"] in tasks]
         wins_a = sum(1 for ra, rb in pairs if ra.scores.get("complete") == 1.0 and rb.scores.get("complete") != 1.0)
         wins_b = sum(1 for ra, rb in pairs if ra.scores.get("complete") != 1.0 and rb.scores.get("complete") == 1.0)
-        rows.append(
-            ComparisonRow(
-                f"{MCNEMAR_PREFIX}complete",
-                group,
-                None,
-                None,
-                None,
-                None,
-                None,
-                len(pairs),
-                unit="trial",
-                ci_method="exact McNemar on completion",
-                mcnemar_b=wins_a,
-                mcnemar_c=wins_b,
-                p_value=mcnemar_exact(wins_a, wins_b),
-            )
-        )
+        rows.append(mcnemar_count_row("complete", group, wins_a, wins_b, len(pairs), unit="trial"))
     return rows
