@@ -23,7 +23,7 @@ from heedful.agents.base import AgentReply
 from heedful.agents.llm import LLMDecisionAgent
 from heedful.errors import ConfigError
 from heedful.llm.prompts import load_prompt
-from heedful.llm.request import SEED_MODULO, ChatRequest, Sampling
+from heedful.llm.request import ChatRequest
 from heedful.registry import suggest
 from heedful.seeding import derive_rng
 from heedful.suites.tabletop.expert import program
@@ -157,10 +157,7 @@ class LLMPlannerAgent(LLMDecisionAgent):
     def request_for(self, observation: Any) -> ChatRequest:
         """The chat request for one planning step of a tabletop trial."""
         messages = self.prompt.messages(observation=observation.text)
-        seed = observation.seed % SEED_MODULO if self.seed == "episode" else self.seed
-        if isinstance(seed, str):  # pragma: no cover - the seed option admits no other text
-            raise ConfigError(f"unknown seed mode {seed!r}")
-        sampling = Sampling(self.sampling.temperature, self.sampling.top_p, self.sampling.max_tokens, seed)
+        sampling = self.sampling_for(observation.seed)
         schema = observation.schema if self.constrain else None
         return ChatRequest(messages=messages, sampling=sampling, schema=schema, schema_name="skill_call")
 
