@@ -11,7 +11,11 @@ Every number comes with a reference measured in the same run (these machines are
 The response cache is off, so every question reaches the model. Episodes: the first N of a small generated
 dataset (one per split and task type, in the order val_seen pnp, s_obj, s_hum, val_unseen ...).
 
+With --constrain the agents run in constrained mode (a JSON schema per question, see
+heedful.agents.household_json), where SmolLM2's answers parse and episodes go past their first question.
+
     python benchmarks/household_llm.py [--episodes 6] [--agents reasoner,prompter] [--max-tokens 160] [--threads 2]
+        [--constrain]
 """
 
 from __future__ import annotations
@@ -61,7 +65,7 @@ def rollouts(episodes: list[HouseholdEpisode], agent: Any) -> tuple[float, list[
 
 
 def bench_agent(name: str, episodes: list[HouseholdEpisode], args: argparse.Namespace) -> dict[str, Any]:
-    agent = AGENTS[name](use_cache=False, max_tokens=args.max_tokens, threads=args.threads)
+    agent = AGENTS[name](use_cache=False, max_tokens=args.max_tokens, threads=args.threads, constrain=args.constrain)
     engine = agent.engine()
     recorder = Recorder(engine.backend)
     engine.backend = recorder
@@ -99,11 +103,13 @@ def main() -> None:
     parser.add_argument("--agents", default="reasoner,prompter")
     parser.add_argument("--max-tokens", type=int, default=160)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--constrain", action="store_true", help="constrained mode (JSON schemas)")
     args = parser.parse_args()
     episodes = HouseholdSuite().generate(5, SMALL)[: args.episodes]
     reference_wall, _ = rollouts(episodes, CommonsenseAgent())
     reference = 60 * len(episodes) / reference_wall
-    print(f"episodes: {len(episodes)} ({', '.join(ep.episode_id for ep in episodes)})")
+    mode = "constrained (json_schema)" if args.constrain else "unconstrained (free text)"
+    print(f"episodes: {len(episodes)} ({', '.join(ep.episode_id for ep in episodes)}); output {mode}")
     print(f"reference: commonsense agent (no model) {reference:.1f} episodes/min ({reference_wall:.2f} s)")
     for name in args.agents.split(","):
         row = bench_agent(name.strip(), episodes, args)

@@ -1,15 +1,18 @@
 """Test doubles for the household language-model agents (no model runs here).
 
 - `ScriptedChatBackend`: a test double of a chat backend; answers each request with `script(user_text)`
-  and keeps every request it got.
+  (a text, or a (text, finish_reason) pair) and keeps every request it got.
 - `PerfectModel`: a test double of a perfect language model for one episode: it answers every question
   from the ground truth in the paper's formats (the oracle's recorded tool calls, "Enough Evidence", the
   true plan, the true room).
+- `JsonModel`: a test double of a model under constrained decoding: the answer of another test double
+  written as the JSON of constrained mode ("Reasoning: r Action: a" -> {"reasoning": r, "action": a}, ...).
 - `with_backend(agent, backend)`: the agent talking to `backend` (no cache) instead of its server.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -26,7 +29,7 @@ class ScriptedChatBackend:  # test double
 
     model = "test-double"
 
-    def __init__(self, script: Callable[[str], str]) -> None:
+    def __init__(self, script: Callable[[str], str | tuple[str, str]]) -> None:
         self.script = script
         self.requests: list[ChatRequest] = []
 
@@ -36,7 +39,9 @@ class ScriptedChatBackend:  # test double
     def send(self, request: ChatRequest) -> ChatResult:
         self.requests.append(request)
         user = request.messages[-1][1]
-        return ChatResult(self.script(user), "stop", prompt_tokens=len(user) // 4, completion_tokens=12)
+        answer = self.script(user)
+        text, finish = answer if isinstance(answer, tuple) else (answer, "stop")
+        return ChatResult(text, finish, prompt_tokens=len(user) // 4, completion_tokens=12)
 
     def close(self) -> None:
         pass
@@ -78,3 +83,19 @@ class PerfectModel:  # test double
         actions = episode.oracle_actions
         action = actions[done] if done < len(actions) else "Done"
         return f"Reasoning: this is the ground-truth plan. Action: {action}"
+
+
+class JsonModel:  # test double
+    """Another test double's text answers, written as constrained mode's JSON (a test double)."""
+
+    def __init__(self, model: Callable[[str], str]) -> None:
+        self.model = model
+
+    def __call__(self, user: str) -> str:
+        text = self.model(user)
+        if text.startswith("["):
+            return json.dumps({"plan": [step.strip() for step in text.strip("[]").split(",")]})
+        if text.startswith("Answer: "):
+            return json.dumps({"answer": text.removeprefix("Answer: ")})
+        reasoning, _, action = text.partition("Action: ")
+        return json.dumps({"reasoning": reasoning.removeprefix("Reasoning: ").strip(), "action": action})

@@ -25,7 +25,7 @@ from heedful.records import Status
 from heedful.sims.household.vision import HEADINGS
 from heedful.suites.base import RolloutContext
 from heedful.suites.household.executors import FOLLOW_CHUNK
-from heedful.suites.household.observation import SYSTEM_PROMPT, HouseholdObservation
+from heedful.suites.household.observation import HouseholdObservation
 from heedful.suites.household.rollout import run_episode
 from heedful.suites.household.suite import HouseholdSuite
 
@@ -41,8 +41,8 @@ def test_registered_and_refusing_bad_arguments() -> None:
     assert isinstance(make_agent("prompter", REMOTE, suite="household"), PrompterAgent)
     with pytest.raises(ConfigError, match="no argument 'max_call'"):
         make_agent("reasoner", {**REMOTE, "max_call": 3}, suite="household")
-    with pytest.raises(ConfigError, match="constrain"):
-        make_agent("prompter", {**REMOTE, "constrain": True}, suite="household")
+    with pytest.raises(ConfigError, match="reasoning_chars"):
+        make_agent("prompter", {**REMOTE, "constrain": True, "reasoning_chars": -1}, suite="household")
     with pytest.raises(ConfigError, match="max_model_calls"):
         make_agent("reasoner", {**REMOTE, "max_model_calls": 0}, suite="household")
     described = ReasonerAgent(**REMOTE).describe()
@@ -50,6 +50,9 @@ def test_registered_and_refusing_bad_arguments() -> None:
         "household-reasoner",
         "household-evidence",
     }
+    assert described["constrained"] is False and "reasoning_chars" not in described  # free text by default
+    constrained = PrompterAgent(**REMOTE, constrain=True, reasoning_chars=40).describe()
+    assert constrained["constrained"] is True and constrained["reasoning_chars"] == 40
 
 
 def test_the_reasoner_prompt_has_every_part_in_the_papers_order() -> None:
@@ -59,7 +62,9 @@ def test_the_reasoner_prompt_has_every_part_in_the_papers_order() -> None:
     run = run_episode(episode, reasoner, seed=0)
     assert [o.action for o in run.outcomes] == ["Go to Room 0", "Explore Room 0", "Done"]
     (role, system), (_, user) = reasoner.engine().backend.requests[2].messages
-    assert role == "system" and system == SYSTEM_PROMPT
+    assert role == "system" and system == (
+        "You are an assistive robot in a house, helping a human. Your observations may be incomplete or wrong."
+    )
     parts = [
         "While premapping, you saw the layout of the house; you saw that Room 0 (",  # premap listing
         f"the human said '{episode.communication[0]}'",  # what the human said

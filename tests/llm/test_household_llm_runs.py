@@ -2,6 +2,8 @@
 
 Three episodes (one PnP, one S_obj, one S_hum) and short answers keep this under a minute or two: SmolLM2-135M
 rarely writes the paper's "Action:" format, so most episodes end at their first question as parse errors.
+With --constrain (JSON schemas, constrained decoding) its answers do parse, which takes the episodes past
+their first question; a 2-question limit keeps that run short (the Reasoner's prompts are long).
 """
 
 from __future__ import annotations
@@ -75,6 +77,7 @@ def test_both_agents_run_end_to_end_with_the_embedded_model(
         manifest, found = load_run(embedded["root"] / agent)
         assert manifest.state == "finished" and manifest.agent["name"] == agent
         assert manifest.agent["backend"] == "embedded" and manifest.agent["max_model_calls"] == 15
+        assert manifest.agent["constrained"] is False  # the paper's free text unless --constrain is given
         assert {r.keys["task_type"] for r in found} == {"pnp", "s_obj", "s_hum"}
         for record in found:
             assert record.status in (Status.OK, Status.PARSE_ERROR), record.error
@@ -89,6 +92,29 @@ def test_both_agents_run_end_to_end_with_the_embedded_model(
         capsys.readouterr()
         assert main(["report", str(embedded["root"] / agent), "--resamples", "20"]) == 0
         assert "usage: requests" in capsys.readouterr().out
+
+
+def test_constrained_mode_makes_the_embedded_model_answer_in_the_format(
+    household_tiny: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    second_questions = 0
+    for agent in AGENTS:
+        short = ["--agent-arg", "max_model_calls=2", "--agent-arg", "reasoning_chars=60", "--agent-arg", "threads=2"]
+        out = tmp_path / agent
+        args = run_args(agent, household_tiny, out, "--constrain", "--cache", str(tmp_path / "cache.sqlite"), *short)
+        assert main([*args, "--max-tokens", "64"]) == 0  # the last --max-tokens wins: room for the JSON
+        manifest, found = load_run(out)
+        assert manifest.agent["constrained"] is True and manifest.agent["reasoning_chars"] == 60
+        queries = [q for record in found for q in record.prediction["model_queries"]]
+        assert all(record.status in (Status.OK, Status.PARSE_ERROR) for record in found)
+        assert all(q["as_text"] is not None or q["error"] for q in queries)  # JSON read, or the reason it was not
+        read = [q for q in queries if q["read"] is not None]
+        assert read, [q["error"] for q in queries]  # the model's answers parse (no success is asserted)
+        second_questions += sum(len(record.prediction["model_queries"]) > 1 for record in found)
+        capsys.readouterr()
+        assert main(["report", str(out), "--resamples", "20"]) == 0
+        assert "output constrained (json_schema)" in capsys.readouterr().out
+    assert second_questions > 0  # an answer that parsed took an episode on to its next question
 
 
 def test_a_rerun_from_the_cache_makes_no_model_call(

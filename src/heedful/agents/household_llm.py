@@ -2,7 +2,10 @@
 
 Both are `llm` agents (any backend: the embedded SmolLM2 by default, `base_url` for an OpenAI-compatible
 server, `gguf` for another model file; the same sampling, seed, cache, budget and concurrency options).
-Answers are free text read by the paper's rule (`household_answers`), so no JSON schema is sent.
+By default answers are free text read by the paper's rule (`household_answers`) and no JSON schema is sent
+(the paper's setting). `constrain=True` (`--constrain`) is an opt-in mode for models too small to keep the
+format: each question carries a JSON schema and the JSON answer is turned back into the paper's text and read
+by the same rule (`household_json`); the manifest's `constrained` says which mode ran.
 
 Each call of `act` is one `Turn`: it may ask the model zero, one or two questions and ends with a tool call,
 a parse failure or the end of the episode. Every question is booked as a query (kind, time step, the raw
@@ -15,10 +18,11 @@ episode with `prediction.ended_by = "model_call_limit"`.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from heedful.agents.household_answers import Reading
+from heedful.agents.household_json import REASONING_CHARS, JsonQuestion, choice_question
 from heedful.agents.household_text import scene_fields
 from heedful.agents.llm import LLMDecisionAgent
 from heedful.errors import ConfigError
@@ -43,9 +47,20 @@ class Turn:
         self.agent, self.obs = agent, obs
         self.queries: list[dict[str, Any]] = []
         self.usage: dict[str, int] = {}
+        self.last_text = ""
+        """The last answer in the paper's text form (the JSON answer turned into text in constrained mode)."""
 
-    def ask(self, kind: str, template: str, read: Callable[[str], Reading], **extra: str) -> Reading:
+    def ask(
+        self,
+        kind: str,
+        template: str,
+        read: Callable[[str], Reading],
+        form: JsonQuestion | None = None,
+        **extra: str,
+    ) -> Reading:
         """Ask the model one question and read its answer (a failed reading carries the reason).
+
+        `form` (constrained mode) is sent as the JSON schema; its answer is read in its text form.
 
         Raises:
             CallLimitError: the episode has no model call left.
@@ -57,17 +72,25 @@ class Turn:
         memory["model_queries"] = asked + 1
         fields = {**scene_fields(self.obs), **extra}
         messages = tuple(m for m in self.agent.prompts[template].messages(**fields) if m[1].strip())
-        request = ChatRequest(messages=messages, sampling=self.agent.sampling_for(self.obs.seed))
+        request = ChatRequest(
+            messages=messages,
+            sampling=self.agent.sampling_for(self.obs.seed),
+            schema=form.schema if form else None,
+            schema_name=form.name if form else "answer",
+        )
         completion = self.agent.engine().complete(request)
         for key, value in completion.usage.items():
             self.usage[key] = self.usage.get(key, 0) + int(value)
         result = completion.result
-        reading = read(result.text)
+        text = form.text_of(result.text, result.finish_reason) if form else Reading(result.text)
+        self.last_text = text.value or ""
+        reading = read(text.value) if text.value is not None else text
         self.queries.append(
             {
                 "kind": kind,
                 "step": self.obs.step,
                 "answer": result.text,
+                **({"as_text": text.value} if form else {}),  # what the paper's rule read (constrained mode)
                 "read": reading.value,
                 "error": reading.reason,
                 "finish_reason": result.finish_reason,
@@ -95,7 +118,8 @@ class HouseholdLLMAgent(LLMDecisionAgent):
         prompt_dir: A folder with your own copies of the templates (`household-*.system.txt` / `.user.txt`).
         max_tokens: Answer length limit (default 160: a short reasoning and the action).
         max_model_calls: Questions per episode (default 15, the paper's limit).
-        constrain: Must stay False: the paper's answers are free text read by its parsing rule.
+        constrain: Send each question's JSON schema (`household_json`); default False: free text, as in the paper.
+        reasoning_chars: Constrained mode: most characters of the reasoning (default 200; 0: no reasoning).
         **kwargs: Every option of the `llm` agent (model, base_url, gguf, temperature, seed, cache, ...).
     """
 
@@ -108,32 +132,37 @@ class HouseholdLLMAgent(LLMDecisionAgent):
         max_tokens: int = 160,
         max_model_calls: int = MAX_MODEL_CALLS,
         constrain: bool = False,
+        reasoning_chars: int = REASONING_CHARS,
         **kwargs: Any,
     ) -> None:
-        known = set(inspect.signature(LLMDecisionAgent).parameters) | {"max_model_calls"}
+        known = set(inspect.signature(LLMDecisionAgent).parameters) | {"max_model_calls", "reasoning_chars"}
         for key in kwargs:
             if key not in known:
                 raise ConfigError(
                     f"agent {self.name!r} has no argument {key!r}{suggest(key, known)}; "
                     f"it takes: {', '.join(sorted(known))}"
                 )
-        if constrain:
-            raise ConfigError(
-                f"agent {self.name!r} reads free-text answers by the paper's rule ('Action: ...'); "
-                "it sends no JSON schema, so constrain cannot be true"
-            )
         if not isinstance(max_model_calls, int) or isinstance(max_model_calls, bool) or max_model_calls < 1:
             raise ConfigError(f"max_model_calls must be a positive integer, got {max_model_calls!r}")
-        super().__init__(max_tokens=max_tokens, constrain=False, **kwargs)
+        if not isinstance(reasoning_chars, int) or isinstance(reasoning_chars, bool) or reasoning_chars < 0:
+            raise ConfigError(f"reasoning_chars must be a non-negative integer, got {reasoning_chars!r}")
+        super().__init__(max_tokens=max_tokens, constrain=constrain, **kwargs)
         self.max_model_calls = max_model_calls
+        self.reasoning_chars = reasoning_chars
         self.prompts: dict[str, PromptTemplate] = {name: load_prompt(name, prompt_dir) for name in self.templates}
         self.prompt = self.prompts[self.templates[0]]
 
     def turn(self, obs: HouseholdObservation) -> Turn:
         return Turn(self, obs)
 
+    def choice_form(self, choices: Sequence[str]) -> JsonQuestion | None:
+        """The JSON form of an action or evidence question (None in free-text mode)."""
+        return choice_question(choices, self.reasoning_chars) if self.constrain else None
+
     def describe(self) -> dict[str, Any]:
         info = super().describe()
         info["prompts"] = {name: template.sha256 for name, template in self.prompts.items()}
         info["max_model_calls"] = self.max_model_calls
+        if self.constrain:
+            info["reasoning_chars"] = self.reasoning_chars
         return info

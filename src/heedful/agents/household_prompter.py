@@ -12,6 +12,10 @@ room-function goal or the human's room (unless the agent followed the human to i
 (receptacle, room, human) that room, and asks again if that did not help. A step gives up after 3 failed
 tool calls (8 for Give to Human, which waits for a human still on the way, as the oracle does) and the
 plan ends with Done. An unreadable answer ends the episode as a parsing failure.
+
+With `constrain=True` each question carries a JSON schema (`household_json`): the plan is a list of steps
+of the plan vocabulary, the search answer one of "Room 0" ... "Room N-1", the evidence answer one of the two
+choices.
 """
 
 from __future__ import annotations
@@ -19,7 +23,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from heedful.agents.household_answers import NOT_ENOUGH, Reading, read_evidence, read_plan, read_room
+from heedful.agents.household_answers import (
+    EVIDENCE_CHOICES,
+    NOT_ENOUGH,
+    Reading,
+    read_evidence,
+    read_plan,
+    read_room,
+)
+from heedful.agents.household_json import plan_question, room_question
 from heedful.agents.household_llm import CALL_LIMIT, CallLimitError, HouseholdLLMAgent, Turn
 from heedful.agents.household_text import following_ended
 from heedful.suites.household.observation import HouseholdObservation
@@ -75,15 +87,17 @@ class PrompterAgent(HouseholdLLMAgent):
     def _make_plan(self, turn: Turn, obs: HouseholdObservation) -> PlannerReply | None:
         follow_first = False
         if obs.human_walks and FOLLOW in obs.available_actions:
-            reading = turn.ask("evidence", "household-prompter-evidence", read_evidence)
+            form = self.choice_form(EVIDENCE_CHOICES)
+            reading = turn.ask("evidence", "household-prompter-evidence", read_evidence, form)
             if reading.value is None:
                 return turn.parse_failure("evidence", str(reading.reason))
             follow_first = reading.value == NOT_ENOUGH
         plan_form, example = plan_format(obs.command)
-        reading = turn.ask("plan", "household-plan", _plan_reading, plan_format=plan_form, plan_example=example)
+        form = plan_question() if self.constrain else None
+        reading = turn.ask("plan", "household-plan", _plan_reading, form, plan_format=plan_form, plan_example=example)
         if reading.value is None:
             return turn.parse_failure("plan", str(reading.reason))
-        steps, _ = read_plan(turn.queries[-1]["answer"])
+        steps, _ = read_plan(turn.last_text)
         obs.memory["plan"] = [["follow", ""]] * follow_first + [list(step) for step in steps]
         obs.memory["step_index"], obs.memory["step_fails"] = 0, 0
         return None
@@ -110,7 +124,9 @@ class PrompterAgent(HouseholdLLMAgent):
 
     def _search(self, turn: Turn, obs: HouseholdObservation, target: str) -> int:
         """Ask the model where `target` is; a reply that names no room ends the episode (raised)."""
-        reading = turn.ask("search", "household-search", lambda t: read_room(t, len(obs.rooms)), target=target)
+        rooms = len(obs.rooms)
+        form = room_question(rooms) if self.constrain else None
+        reading = turn.ask("search", "household-search", lambda t: read_room(t, rooms), form, target=target)
         if reading.value is None:
             raise _SearchError(str(reading.reason))
         return int(reading.value)

@@ -11,6 +11,9 @@ following (executors.FOLLOW_CHUNK; a look-around for a vanished human, at most a
 first) and the question is asked again, until the model answers "Enough Evidence" or the follow tool
 reports that the human stopped or was lost. Then the action questions go on as usual. When the
 human has not been seen (Follow Human is not available) the question is skipped (following is impossible).
+
+With `constrain=True` both questions carry a JSON schema (`household_json`): the action is an enum of the
+actions available now, the evidence answer one of the two choices, each after a bounded reasoning.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from heedful.agents.household_answers import NOT_ENOUGH, read_action, read_evidence
+from heedful.agents.household_answers import EVIDENCE_CHOICES, NOT_ENOUGH, read_action, read_evidence
 from heedful.agents.household_llm import CALL_LIMIT, CallLimitError, HouseholdLLMAgent, Turn
 from heedful.agents.household_text import following_ended
 from heedful.suites.household.observation import HouseholdObservation
@@ -43,13 +46,17 @@ class ReasonerAgent(HouseholdLLMAgent):
     def _decide(self, turn: Turn, obs: HouseholdObservation) -> PlannerReply:
         memory = obs.memory
         if self._evidence_pending(obs):
-            reading = turn.ask("evidence", "household-evidence", read_evidence)
+            form = self.choice_form(EVIDENCE_CHOICES)
+            reading = turn.ask("evidence", "household-evidence", read_evidence, form)
             if reading.value is None:
                 return turn.parse_failure("evidence", str(reading.reason))
             if reading.value == NOT_ENOUGH:
                 return turn.reply(FOLLOW)
             memory["evidence"] = "enough"
-        reading = turn.ask("action", "household-reasoner", partial(read_action, available=obs.available_actions))
+        available = obs.available_actions
+        reading = turn.ask(
+            "action", "household-reasoner", partial(read_action, available=available), self.choice_form(available)
+        )
         if reading.value is None:
             return turn.parse_failure("action", str(reading.reason))
         return turn.reply(reading.value)

@@ -11,8 +11,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from heedful.suites.household.observation import CAVEAT, HouseholdObservation, RoomView
+from heedful.suites.household.observation import HouseholdObservation, RoomView
 
+CAVEAT = (
+    "Your observations (and the map) can be stale/ incorrect/ missing, because the human moved objects since "
+    "you had premapped the house, or your vision system is imperfect."
+)
+"""The paper's caveat after each map (the templates write it after the premap and the latest map themselves)."""
 FOLLOWING = "you were following the human"
 """How a Follow Human chunk that was cut at 20 steps begins its message (it did not end the following)."""
 

@@ -39,10 +39,17 @@ FLAGS = (
     LLMFlag("--gguf", "gguf", "serve this GGUF model file in process (default: SmolLM2-135M-Instruct)", str, "PATH"),
     LLMFlag("--temperature", "temperature", "sampling temperature (default 0)", float, "T"),
     LLMFlag("--top-p", "top_p", "nucleus sampling mass (default 1)", float, "P"),
-    LLMFlag("--max-tokens", "max_tokens", "answer length limit in tokens (default 128)", int, "N"),
+    LLMFlag("--max-tokens", "max_tokens", "answer length limit in tokens (default 128; planners 160)", int, "N"),
     LLMFlag("--concurrency", "concurrency", "requests kept in flight (default 1)", int, "N"),
     LLMFlag("--timeout", "timeout", "seconds to wait for one answer (default 120)", float, "S"),
     LLMFlag("--retries", "retries", "retries of a transient failure, with backoff (default 4)", int, "N"),
+    LLMFlag(
+        "--constrain",
+        "constrain",
+        "send each question's JSON schema as response_format (constrained decoding); the default of llm and "
+        "planner, opt-in for household reasoner/prompter (whose default is the paper's free text)",
+        switch_to=True,
+    ),
     LLMFlag(
         "--no-constrain", "constrain", "ask for the answer format in the prompt only (no json_schema)", switch_to=False
     ),
@@ -97,6 +104,7 @@ def llm_agent_args(args: argparse.Namespace, agent_cls: Any, agent: str, agent_a
     params = inspect.signature(agent_cls).parameters
     takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
     merged = dict(agent_args)
+    set_by: dict[str, str] = {}  # arg -> the flag that set it (--constrain and --no-constrain share one)
     for flag in FLAGS:
         value = getattr(args, _dest(flag), None)
         if value is None or value is False:
@@ -106,7 +114,9 @@ def llm_agent_args(args: argparse.Namespace, agent_cls: Any, agent: str, agent_a
                 f"{flag.flag} is an option of language-model agents (--agent llm); agent {agent!r} does not take it"
             )
         if flag.arg in merged:
-            raise CliUsageError(f"{flag.flag} and --agent-arg {flag.arg}=... both set {flag.arg}; give it once")
+            other = set_by.get(flag.arg, f"--agent-arg {flag.arg}=...")
+            raise CliUsageError(f"{flag.flag} and {other} both set {flag.arg}; give it once")
+        set_by[flag.arg] = flag.flag
         merged[flag.arg] = flag.switch_to if flag.switch_to is not None else value
         if isinstance(merged[flag.arg], Path):
             merged[flag.arg] = str(merged[flag.arg])

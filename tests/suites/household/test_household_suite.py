@@ -142,15 +142,15 @@ def test_max_calls_option() -> None:
         SUITE.check_options({"mask": True})
 
 
-def test_observation_text_in_the_papers_style() -> None:
+def test_observation_fields_at_the_start_of_a_task() -> None:
     from heedful.suites.household.observation import build_observation
     from heedful.suites.household.runtime import TaskEnv
 
     episode = first("s_hum", True)
     obs = build_observation(TaskEnv.start(episode), seed=0)
-    assert obs.text.startswith("You are an assistive robot in a house")
-    assert "While premapping, you saw the layout of the house; you saw that Room 0 (" in obs.text
-    assert f"the human finally commanded to you: '{episode.command}'" in obs.text
-    assert "Right after the human said this, you saw the human in room" in obs.text
-    assert "Available Actions: ['Go to Room 0'" in obs.text
+    assert [room.index for room in obs.premap_rooms] == [room.index for room in episode.house.rooms]
+    assert obs.premap_rooms[0].listing().startswith("Room 0 (")
+    assert obs.command == episode.command and obs.communication == episode.communication
+    assert obs.human_walks and obs.human.first_room is not None  # seen right after it spoke
+    assert obs.available_actions[0] == "Go to Room 0" and obs.history == () and obs.step == 0
     assert len(obs.room_distances) == len(episode.house.rooms)

@@ -1,8 +1,7 @@
-"""What a planner sees at each decision: structured fields plus a text prompt in the paper's style.
+"""What a planner sees at each decision: structured fields (the maps, the human, the history, the actions).
 
-The text follows Appendix 0.B: a system prompt, the environment prompt (the premap listing, what the human
-said, the command, the history of tool calls with their outcomes, the latest map) and the format prompt
-(available actions and the answer format). Rooms are named by number and wall colour, never by function:
+The language-model agents turn these fields into the paper's prompts (Appendix 0.B) with their template
+files (`heedful.agents.household_text`). Rooms are named by number and wall colour, never by function:
 the planner must infer functions from what the rooms hold. `privileged` is the live episode state: the
 rollout fills it only for agents that declare `privileged = True` (the oracle); every other agent gets None.
 `memory` is a per-episode scratch dict the rollout hands to the agent at every call (empty at the episode's
@@ -13,7 +12,7 @@ call count.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -24,12 +23,6 @@ from heedful.suites.household.executors import room_entry_field
 from heedful.suites.household.runtime import TaskEnv, ToolOutcome, premap
 from heedful.suites.household.tools import available_actions
 from heedful.suites.household.towards import walking_towards
-
-SYSTEM_PROMPT = "You are an assistive robot in a house, helping a human. Your observations may be incomplete or wrong."
-CAVEAT = (
-    "Your observations (and the map) can be stale/ incorrect/ missing, because the human moved objects since "
-    "you had premapped the house, or your vision system is imperfect."
-)
 
 
 @dataclass(frozen=True)
@@ -82,7 +75,6 @@ class HouseholdObservation:
     """(category, room) of the objects on the map that the agent saw during this task phase."""
     history: tuple[ToolOutcome, ...]
     available_actions: tuple[str, ...]
-    text: str
     privileged: Any = field(default=None, repr=False, compare=False)
     human_walks: bool = False
     """Whether the human started walking when it spoke (S_hum): the agent saw it leave."""
@@ -146,7 +138,7 @@ def build_observation(
         env.scratch["premap_rooms"] = premap_rooms
     human = human_view(env)
     rooms = _room_views(env, env.map.objects.values(), env.map.receptacles, human.last_room)
-    obs = HouseholdObservation(
+    return HouseholdObservation(
         episode_id=episode.episode_id,
         seed=seed,
         step=env.sim.step,
@@ -162,76 +154,7 @@ def build_observation(
         seen_now=tuple(sorted({(m.category, m.room) for m in env.map.objects.values() if m.step >= 0})),
         history=tuple(env.history),
         available_actions=tuple(available_actions(env)),
-        text="",
         privileged=env if privileged else None,
         human_walks=episode.task_type == "s_hum",
         memory={} if memory is None else memory,
     )
-    return _with_text(obs, episode.task_type == "s_hum")
-
-
-def _with_text(obs: HouseholdObservation, walking_human: bool) -> HouseholdObservation:
-    return replace(obs, text=render_prompt(obs, walking_human))
-
-
-def render_prompt(obs: HouseholdObservation, walking_human: bool) -> str:
-    """The full prompt text (system, environment and format parts)."""
-    lines = [SYSTEM_PROMPT, ""]
-    lines.append(
-        "While premapping, you saw the layout of the house; you saw that "
-        f"{'; '.join(r.listing() for r in obs.premap_rooms)}. {CAVEAT}"
-    )
-    lines.append("")
-    said = "".join(f"A little after that, the human said '{c}'. " for c in obs.communication)
-    lines.append(
-        f"Then, {said[0].lower() + said[1:] if said else ''}"
-        f"After all of this, the human finally commanded to you: '{obs.command}'"
-    )
-    if walking_human and obs.human.first_room is not None:
-        lines.append(
-            f"Right after the human said this, you saw the human in room {obs.human.first_room}, "
-            "starting to walk towards somewhere."
-        )
-    if obs.human.last_room is not None and obs.human.last_step is not None:
-        towards = (
-            f", walking towards rooms {', '.join(map(str, obs.human.walking_towards))}"
-            if obs.human.walking_towards
-            else ""
-        )
-        lines.append(
-            f"When you last saw the human (at time step {obs.human.last_step}), "
-            f"the human was in room {obs.human.last_room}{towards}."
-        )
-    lines.append("")
-    for item in obs.history:
-        verdict = "" if item.ok else " (failed)"
-        lines.append(
-            f"Timestep {item.start_step} : {item.action}{verdict}: {item.message} "
-            f"({item.steps} steps; then in room {item.room})."
-        )
-    if obs.history:
-        lines.append("")
-    lines.append(
-        f"Combining your latest observations, in map {obs.step} (at time step {obs.step}), you saw that "
-        f"{'; '.join(r.listing() for r in obs.rooms)}. {CAVEAT}"
-    )
-    lines.append("")
-    holding = f"You are holding a {obs.holding}. " if obs.holding else "Your hand is empty. "
-    lines.append(
-        f"The human said your goal is to '{obs.command}'. The human may be nuanced or ambiguous. {holding}"
-        f"You have {obs.steps_left} time steps left. "
-        "To achieve the goal, choose the next action among Available Actions: "
-        f"[{', '.join(repr(a) for a in obs.available_actions)}]."
-    )
-    r = obs.current_room
-    lines.append(
-        f"You are in room {r} and you can ONLY grab/ put objects inside Room {r}. If you want to keep searching for "
-        "object(s) or human that might exist (but you have not detected) in the current room, "
-        f"choose 'Explore Room {r}'. "
-        "To go to another room, choose 'Go to Room X'."
-    )
-    lines.append(
-        "Please ONLY respond in the format: RESPONSE FORMAT: Reasoning: reason about the next action. "
-        "Action: one of Available Actions (e.g. Explore Room 0). If task is complete, answer Action: Done!"
-    )
-    return "\n".join(lines)
