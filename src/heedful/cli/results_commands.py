@@ -132,16 +132,16 @@ def add_replay(sub: Any, formatter: Any) -> None:
     p = sub.add_parser(
         "replay",
         formatter_class=formatter,
-        help="animate one episode of a household run (GIF)",
+        help="animate one episode of a household run (GIF or MP4)",
         description=(
             "Re-execute the tool calls an agent made in one episode of a household run (the simulator is "
             "deterministic) and draw every step top-down: the agent with its field of view, the human, the "
-            "objects. Writes an animated GIF, or the last frame as PNG when FILE ends in .png."
+            "objects. Writes an animated GIF, an MP4 (.mp4, needs the tabletop extra), or the last frame as PNG (.png)."
         ),
     )
     p.add_argument("run", type=Path, help="run directory")
     p.add_argument("episode_id", help="episode id, e.g. val_seen-s_hum-001")
-    p.add_argument("--out", type=Path, required=True, help="output file (.gif or .png)")
+    p.add_argument("--out", type=Path, required=True, help="output file (.gif, .mp4 or .png)")
     p.add_argument("--dataset", type=Path, help="dataset directory (default: the run's own source)")
     p.add_argument("--every", type=int, default=2, help="draw every N-th step")
     p.set_defaults(handler=cmd_replay)

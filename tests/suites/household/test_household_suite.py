@@ -86,8 +86,25 @@ def test_replay_writes_a_gif_of_the_recorded_trajectory(oracle_run: Path, tmp_pa
     assert (tmp_path / "r.png").stat().st_size > 0
     with pytest.raises(RunError, match="no record of episode"):
         write_replay(oracle_run, "nope", tmp_path / "x.gif")
-    with pytest.raises(ConfigError, match=r"\.gif"):
-        write_replay(oracle_run, episode.episode_id, tmp_path / "x.mp4")
+    with pytest.raises(ConfigError, match=r"\.gif or \.mp4"):
+        write_replay(oracle_run, episode.episode_id, tmp_path / "x.avi")
+
+
+@pytest.mark.render
+def test_replay_writes_an_mp4_with_every_frame(oracle_run: Path, tmp_path: Path) -> None:
+    import imageio.v2 as imageio
+
+    episode = first("s_hum")
+    message = write_replay(oracle_run, episode.episode_id, tmp_path / "r.mp4", every=4)
+    written = int(message.split()[1])  # "wrote N frames of ..."
+    reader = imageio.get_reader(tmp_path / "r.mp4")
+    try:
+        decoded = [frame for frame in reader]
+    finally:
+        reader.close()
+    assert len(decoded) == written
+    assert decoded[0].shape[0] % 2 == 0 and decoded[0].shape[1] % 2 == 0
+    assert decoded[0].std() > 10  # a drawn house, not a blank frame
 
 
 def test_split_selection() -> None:

@@ -169,7 +169,10 @@ def save_house_png(house: HouseSpec, out: Path, scene: Scene | None = None, scal
     return out
 
 
-def save_gif(frames: Sequence[Any], out: Path, frame_ms: int = 80) -> Path:
+GIF_FRAME_MS = 80
+
+
+def save_gif(frames: Sequence[Any], out: Path, frame_ms: int = GIF_FRAME_MS) -> Path:
     """Write Pillow frames as an animated GIF (looping)."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)

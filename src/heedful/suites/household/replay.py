@@ -14,7 +14,7 @@ import numpy as np
 from heedful.errors import ConfigError, RunError
 from heedful.sims.household.grid import Grid
 from heedful.sims.household.perception import Detector
-from heedful.sims.household.render import Canvas, Scene, draw_scene, house_image, save_gif
+from heedful.sims.household.render import GIF_FRAME_MS, Canvas, Scene, draw_scene, house_image, save_gif
 from heedful.sims.household.sim import HouseSim
 from heedful.sims.household.vision import view_cells
 from heedful.suites.household.model import HouseholdEpisode
@@ -166,11 +166,24 @@ def run_detector(run_dir: Path, episode: HouseholdEpisode) -> Detector | None:
     return detector_for(episode, spec.options, derive_seed(spec.seed, episode.episode_id))
 
 
+def save_mp4(images: list[Any], out: Path) -> None:
+    """Write the frames as H.264 MP4 at the GIF's pace (needs imageio-ffmpeg, in the tabletop extra)."""
+    from heedful.sims.tabletop.video import write_video  # the generic frame writer; MuJoCo is not imported
+
+    arrays = [np.asarray(image.convert("RGB")) for image in images]
+    height, width = arrays[0].shape[:2]
+    pad = ((0, height % 2), (0, width % 2), (0, 0))  # H.264 needs even sizes: repeat the last row / column
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_video(np.stack([np.pad(a, pad, mode="edge") for a in arrays]), out, fps=1000 / GIF_FRAME_MS)
+
+
 def write_replay(run_dir: Path, episode_id: str, out: Path, *, dataset: Path | None = None, every: int = 2) -> str:
-    """Write the replay of one episode of a household run to `out` (.gif, or .png for the last frame)."""
+    """Write the replay of one episode of a household run to `out` (.gif, .mp4, or .png for the last frame)."""
     out = Path(out)
-    if out.suffix.lower() not in (".gif", ".png"):
-        raise ConfigError(f"replays are written as .gif (or .png for the last frame), not {out.suffix or 'no suffix'}")
+    if out.suffix.lower() not in (".gif", ".mp4", ".png"):
+        raise ConfigError(
+            f"replays are written as .gif or .mp4 (or .png for the last frame), not {out.suffix or 'no suffix'}"
+        )
     episode, record = find_episode(Path(run_dir), episode_id, dataset)
     actions = list((record.prediction or {}).get("actions", []))
     env, recorder = record_frames(episode, actions, every, run_detector(Path(run_dir), episode))
@@ -185,6 +198,8 @@ def write_replay(run_dir: Path, episode_id: str, out: Path, *, dataset: Path | N
     if out.suffix.lower() == ".png":
         out.parent.mkdir(parents=True, exist_ok=True)
         images[-1].save(out, format="PNG")
+    elif out.suffix.lower() == ".mp4":
+        save_mp4(images, out)
     else:
         save_gif(images, out)
     success = "success" if record.scores.get("success") else "failure"
