@@ -96,16 +96,25 @@ def _fingers(opening: np.ndarray) -> np.ndarray:
     return np.stack([half, -half], axis=1)
 
 
+def require_same_settings(out: Path, path: Path, wanted: dict[str, Any], what: str) -> None:
+    """Resuming an export into `out`: the settings stored at `path` must be the ones asked for now.
+
+    Raises:
+        ConfigError: they differ (named both ways).
+    """
+    stored = json.loads(path.read_text(encoding="utf-8"))
+    if stored != wanted:
+        raise ConfigError(
+            f"{out} holds {what} made with {stored}; this request is {wanted}: use the same settings to "
+            "resume, or another --out"
+        )
+
+
 def _check_manifest(out: Path, settings: DemoSettings) -> None:
     path = out / MANIFEST
     wanted = settings.as_dict()
     if path.exists():
-        stored = json.loads(path.read_text(encoding="utf-8"))
-        if stored != wanted:
-            raise ConfigError(
-                f"{out} holds demos made with {stored}; this request is {wanted}: use the same settings to "
-                "resume, or another --out"
-            )
+        require_same_settings(out, path, wanted, "demos")
     else:
         out.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(wanted, indent=2) + "\n", encoding="utf-8")

@@ -34,7 +34,7 @@ import numpy as np
 from heedful.errors import ConfigError, DatasetError, MissingDependencyError
 from heedful.sims.tabletop.config import SimConfig
 from heedful.suites.tabletop.demo_file import Demo
-from heedful.suites.tabletop.demos import DemoSettings, record_demo
+from heedful.suites.tabletop.demos import DemoSettings, record_demo, require_same_settings
 from heedful.suites.tabletop.model import TrainingTask
 
 LEROBOT_FORMAT = "heedful-tabletop-lerobot/1"
@@ -138,12 +138,7 @@ def open_dataset(out: Path, wanted: dict[str, Any], settings: DemoSettings, vide
             raise ConfigError(
                 f"{out} is not empty and holds no heedful LeRobot export: choose another --out or empty it"
             )
-        stored = json.loads(manifest.read_text(encoding="utf-8"))
-        if stored != wanted:
-            raise ConfigError(
-                f"{out} holds a LeRobot export made with {stored}; this request is {wanted}: use the same settings "
-                "to resume, or another --out"
-            )
+        require_same_settings(out, manifest, wanted, "a LeRobot export")
         try:
             dataset = dataset_cls(repo_id, root=out, **_decoder())
         except Exception as exc:  # lerobot raises many kinds; all mean the same thing here
