@@ -142,10 +142,7 @@ def _report(run_dir: Path | str, *, resamples: int, cluster: str, seed: int) -> 
     suite = get_suite(spec.suite)
     rows = suite.report(records, {"resamples": resamples, "cluster": cluster, "seed": seed})
     rows += usage_rows(records, wall_time_s=manifest.wall_time_s, prices=manifest.agent.get("prices"))
-    mode = " (masked instructions)" if spec.options.get("mask") else ""
-    run_label = getattr(suite, "run_label", None)
-    if callable(run_label):  # the suite names its own run options (household: the perception condition)
-        mode += run_label(spec.options)
+    mode = _run_mode(suite, spec.options)
     if "constrained" in manifest.agent:  # language-model agents say how the answer format was enforced
         mode += " | output " + ("constrained (json_schema)" if manifest.agent["constrained"] else "unconstrained")
     title = (
@@ -163,11 +160,18 @@ def describe_run(run_dir: Path | str) -> str:
     spec = manifest.spec
     model = manifest.agent.get("model")
     agent = f"{spec.agent} {model}" if model else spec.agent
-    mode = " (masked instructions)" if spec.options.get("mask") else ""
-    run_label = getattr(get_suite(spec.suite), "run_label", None)
-    if callable(run_label):
-        mode += run_label(spec.options)
+    mode = _run_mode(get_suite(spec.suite), spec.options)
     return f"{run_dir} | agent {agent}{mode} | {len(records)} records"
+
+
+def _run_mode(suite: Any, options: dict[str, Any]) -> str:
+    """How a run was shown its episodes, for titles: masking, and the suite's own label of its run options
+    (decisions: the condition; household: the perception condition)."""
+    mode = " (masked instructions)" if options.get("mask") else ""
+    run_label = getattr(suite, "run_label", None)
+    if callable(run_label):
+        mode += run_label(options)
+    return mode
 
 
 def image_renderer(suite: Any, *, size: int = 448) -> Callable[..., list[Any]]:
