@@ -17,18 +17,16 @@ episode with `prediction.ended_by = "model_call_limit"`.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from heedful.agents.household_answers import Reading
 from heedful.agents.household_json import REASONING_CHARS, JsonQuestion, choice_question
 from heedful.agents.household_text import scene_fields
-from heedful.agents.llm import LLMDecisionAgent
+from heedful.agents.llm import LLMDecisionAgent, check_llm_kwargs
 from heedful.errors import ConfigError
 from heedful.llm.prompts import PromptTemplate, load_prompt
 from heedful.llm.request import ChatRequest
-from heedful.registry import suggest
 from heedful.suites.household.observation import HouseholdObservation
 from heedful.suites.household.rollout import PlannerReply
 
@@ -135,13 +133,7 @@ class HouseholdLLMAgent(LLMDecisionAgent):
         reasoning_chars: int = REASONING_CHARS,
         **kwargs: Any,
     ) -> None:
-        known = set(inspect.signature(LLMDecisionAgent).parameters) | {"max_model_calls", "reasoning_chars"}
-        for key in kwargs:
-            if key not in known:
-                raise ConfigError(
-                    f"agent {self.name!r} has no argument {key!r}{suggest(key, known)}; "
-                    f"it takes: {', '.join(sorted(known))}"
-                )
+        check_llm_kwargs(self.name, kwargs, own=("max_model_calls", "reasoning_chars"))
         if not isinstance(max_model_calls, int) or isinstance(max_model_calls, bool) or max_model_calls < 1:
             raise ConfigError(f"max_model_calls must be a positive integer, got {max_model_calls!r}")
         if not isinstance(reasoning_chars, int) or isinstance(reasoning_chars, bool) or reasoning_chars < 0:

@@ -14,8 +14,9 @@ server). Building the agent is cheap: the server, the client and the cache open 
 
 from __future__ import annotations
 
+import inspect
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,7 @@ from heedful.llm.retry import RetryPolicy
 from heedful.llm.server import default_threads
 from heedful.llm.structured import decision_schema
 from heedful.llm.usage import Budget, Prices, UsageMeter, load_prices
+from heedful.registry import suggest
 
 SESSION_ARGS = frozenset(
     {
@@ -256,3 +258,18 @@ class LLMDecisionAgent:
             if self._engine is not None:
                 self._engine.close()
                 self._engine = None
+
+
+def check_llm_kwargs(agent: str, kwargs: Mapping[str, Any], own: Sequence[str] = ()) -> None:
+    """For agents built on `LLMDecisionAgent` that pass `**kwargs` on to it: every key must be one of its
+    options or of the agent's `own`.
+
+    Raises:
+        ConfigError: naming the unknown argument, the nearest known one and the whole list.
+    """
+    known = set(inspect.signature(LLMDecisionAgent).parameters) | set(own)
+    for key in kwargs:
+        if key not in known:
+            raise ConfigError(
+                f"agent {agent!r} has no argument {key!r}{suggest(key, known)}; it takes: {', '.join(sorted(known))}"
+            )

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
@@ -20,11 +19,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from heedful.agents.base import AgentReply
-from heedful.agents.llm import LLMDecisionAgent
+from heedful.agents.llm import LLMDecisionAgent, check_llm_kwargs
 from heedful.errors import ConfigError
 from heedful.llm.prompts import load_prompt
 from heedful.llm.request import ChatRequest
-from heedful.registry import suggest
 from heedful.seeding import derive_rng
 from heedful.suites.tabletop.expert import program
 from heedful.suites.tabletop.grounding import PLACE_DIST, RELATION_VECTORS
@@ -146,11 +144,7 @@ class LLMPlannerAgent(LLMDecisionAgent):
     name = "planner"
 
     def __init__(self, *, prompt_dir: str | None = None, max_tokens: int = 160, **kwargs: Any) -> None:
-        known = set(inspect.signature(LLMDecisionAgent).parameters)
-        for key in kwargs:
-            if key not in known:
-                choices = ", ".join(sorted(known))
-                raise ConfigError(f"agent 'planner' has no argument {key!r}{suggest(key, known)}; it takes: {choices}")
+        check_llm_kwargs("planner", kwargs)
         super().__init__(max_tokens=max_tokens, **kwargs)
         self.prompt = load_prompt("tabletop", prompt_dir)
 
