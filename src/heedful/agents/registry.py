@@ -22,6 +22,7 @@ AGENTS: Registry[Any] = Registry(
         "decisions/majority": "heedful.agents.decisions:MajorityAgent",
         "household/oracle": "heedful.agents.household:OracleAgent",
         "household/commonsense": "heedful.agents.household:CommonsenseAgent",
+        "household/situated": "heedful.agents.household:SituatedAgent",
         "household/reasoner": "heedful.agents.household_reasoner:ReasonerAgent",
         "household/prompter": "heedful.agents.household_prompter:PrompterAgent",
         "decisions/llm": "heedful.agents.llm:LLMDecisionAgent",
