@@ -6,8 +6,12 @@
   room's function from the furniture on its map, searches the rooms that fit what the human said
   (nearest first) and ignores how the human moves (it never follows, never uses the walking direction).
   Like the paper's commonsense planners it does well on PnP and worse on S_obj and S_hum.
+- `situated` sees what commonsense sees and also reads how the human moves (the walking-towards rooms, where
+  it was last seen), following it only while the words leave several rooms and the motion has not settled
+  which, as the paper's Reasoner is meant to; on PnP and clear tasks it is commonsense.
 
-Both are pure functions of the observation (its history included), so they keep no state between calls.
+All three are functions of the observation (its history and, for `situated`, the per-episode memory where
+it notes the evidence when it stops following), so they keep no state between calls or episodes.
 """
 
 from __future__ import annotations
@@ -175,8 +179,9 @@ class SituatedAgent(CommonsenseAgent):
       chunks of Follow Human, from the start) until the motion settles the destination, that is until exactly
       one of those rooms lies in the "walking towards" set (Appendix 0.C.3) or the human stopped in one of
       them, until the follow tool ends the following, or after `follow_budget` steps. It then fetches the
-      object like commonsense and looks for the human in the rooms ranked by that evidence (the settled room,
-      the rooms walked towards, the room where the human was last seen, then the rest, nearest first).
+      object like commonsense and looks for the human in the rooms ranked by the evidence as it stood when the
+      following ended (the settled room, the rooms walked towards, the room where the human was last seen,
+      then the rest; nearest first within a rank), a room where it sees the human now before all of them.
     - S_obj, when the words leave several rooms (or none): the human said it moved the object *with it*, so
       the room where the human was seen during the task comes first in the search.
     - Clear tasks (the words fit one room) and PnP: exactly commonsense. It never follows on a clear S_hum
