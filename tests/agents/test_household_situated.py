@@ -18,13 +18,17 @@ from household_data import small_episodes
 from household_row_house import s_hum_two_bathrooms, s_obj_human_in_view
 
 from heedful.agents.base import AgentReply
-from heedful.agents.household import CommonsenseAgent, SituatedAgent
+from heedful.agents.household import HUMAN_STOPPED, CommonsenseAgent, SituatedAgent
+from heedful.agents.household_text import FOLLOWING
 from heedful.agents.registry import make_agent
 from heedful.errors import ConfigError
 from heedful.runner import RunSpec, load_run, run
+from heedful.suites.household.executors import execute
 from heedful.suites.household.observation import HouseholdObservation
 from heedful.suites.household.rollout import EpisodeRun, run_episode
+from heedful.suites.household.runtime import TaskEnv
 from heedful.suites.household.suite import HouseholdSuite
+from heedful.suites.household.tools import ToolCall
 
 
 def _go(run_: EpisodeRun) -> list[str]:
@@ -70,6 +74,16 @@ def test_s_obj_it_searches_first_where_it_saw_the_human() -> None:
     assert situated.score.success and blind.score.success
     assert situated.score.steps == episode.oracle_steps and situated.score.spl == 1.0
     assert blind.score.spl < 0.6
+
+
+def test_the_follow_tool_says_the_human_stopped_in_the_words_situated_reads() -> None:
+    walk = s_hum_two_bathrooms()
+    near = walk.model_copy(update={"human": walk.human.model_copy(update={"destination": (12.75, 2.25)})})
+    env = TaskEnv.start(near)  # the human stops 2.25 m on, in the middle of the next room
+    messages = []
+    while not messages or messages[-1].startswith(FOLLOWING):
+        messages.append(execute(env, ToolCall("follow_human")).message)
+    assert messages[-1] == HUMAN_STOPPED and len(messages) < 6
 
 
 @pytest.mark.slow

@@ -175,7 +175,7 @@ fetching and delivering still fit when the evidence never settles."""
 class SituatedAgent(CommonsenseAgent):
     """Commonsense plus what the human's behaviour shows; it sees exactly what `commonsense` sees.
 
-    - S_hum, when the words leave several rooms (by its own reading of the map): it follows the human (20-step
+    - S_hum, when the words leave several rooms or none (by its own reading of the map): it follows the human (20-step
       chunks of Follow Human, from the start) until the motion settles the destination, that is until exactly
       one of those rooms lies in the "walking towards" set (Appendix 0.C.3) or the human stopped in one of
       them, until the follow tool ends the following, or after `follow_budget` steps. It then fetches the
