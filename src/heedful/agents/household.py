@@ -10,8 +10,9 @@
   it was last seen), following it only while the words leave several rooms and the motion has not settled
   which, as the paper's Reasoner is meant to; on PnP and clear tasks it is commonsense.
 
-All three are functions of the observation (its history and, for `situated`, the per-episode memory where
-it notes the evidence when it stops following), so they keep no state between calls or episodes.
+None of the three keeps state of its own: all they use comes with the observation (its history and, for
+`situated`, the per-episode memory where it notes the evidence when it stops following), so one agent object
+serves any number of episodes, in any order or process.
 """
 
 from __future__ import annotations
