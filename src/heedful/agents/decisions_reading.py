@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from heedful.world.objects import COLORS, NOUNS
@@ -152,7 +152,6 @@ class CandidateView:
     object_key: str
     attrs: Mapping[str, str]
     position: tuple[float, float] | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict)
 
 
 def consistent(attrs: Mapping[str, str], described: Mapping[str, str]) -> bool:
