@@ -157,3 +157,14 @@ def test_no_rule_reaches_half_family_success_in_any_category(name: str, rule_rec
 def test_rules_stay_far_below_the_oracle_overall(name: str, rule_records) -> None:  # type: ignore[no-untyped-def]
     rows = {r.metric: r.value for r in decision_metrics(rule_records[name], resamples=1) if r.group == "all"}
     assert rows["family_success"] < 0.5 and rows["decision_sensitivity"] < 0.5, rows
+
+
+def test_rules_answer_questions_outside_the_tabletop_vocabulary() -> None:
+    q = dataclasses.replace(
+        object_question("Open the drawer, then close the door.", "sequence"),
+        candidates=({"id": "x1", "text": "close the door"}, {"id": "x2", "text": "open the drawer"}),
+        state={},
+    )
+    for name in RULES:
+        assert parse_answer(make_agent(name, suite="decisions").decide(q).text, "sequence", q.candidate_ids).ok
+    assert decision(LexicalAgent(), q) == ["x1", "x2"]  # both share two words: listed order
