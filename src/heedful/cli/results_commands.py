@@ -116,16 +116,28 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def add_list(sub: Any, formatter: Any) -> None:
-    p = sub.add_parser("list", formatter_class=formatter, help="list suites and agents")
+    p = sub.add_parser(
+        "list",
+        formatter_class=formatter,
+        help="list suites and agents",
+        description="List the suites and their agents; with SUITE, each agent of that suite and what it does.",
+    )
+    p.add_argument("suite", nargs="?", help="describe this suite's agents (first line of each agent's docstring)")
     p.set_defaults(handler=cmd_list)
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from heedful.agents.registry import agent_names
-    from heedful.suites.registry import SUITES
+    from heedful.agents.registry import agent_class, agent_names
+    from heedful.suites.registry import SUITES, get_suite
 
-    for suite in SUITES.names():
-        print(f"suite {suite}: agents {', '.join(agent_names(suite))}")
+    if args.suite is None:
+        for suite in SUITES.names():
+            print(f"suite {suite}: agents {', '.join(agent_names(suite))}")
+        return 0
+    get_suite(args.suite)  # an unknown suite fails with a suggestion
+    for name in agent_names(args.suite):
+        doc = (agent_class(name, args.suite).__doc__ or "").strip().splitlines()
+        print(f"{name:18s} {doc[0] if doc else ''}")
     return 0
 
 
