@@ -18,6 +18,7 @@ red cube." (-> "take the small red cube") its distance is 0, so it is rejected.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 from heedful.suites.tabletop.language import normalize
 
@@ -67,6 +68,7 @@ for _phrase, _canonical in SYNONYM_PHRASES:
     _BY_FIRST_WORD.setdefault(_phrase[0], []).append((_phrase, _canonical))
 
 
+@lru_cache(maxsize=4096)
 def canonical_tokens(text: str) -> tuple[str, ...]:
     """The words of `text` with every synonym replaced by its canonical word."""
     words = normalize(text).split()

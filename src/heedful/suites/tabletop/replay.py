@@ -12,9 +12,10 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from heedful.sims.tabletop.recorder import Trajectory
 from heedful.suites.tabletop.expert import program
 from heedful.suites.tabletop.model import Grounded, Layout
-from heedful.suites.tabletop.runtime import HorizonReachedError, TrialRuntime
+from heedful.suites.tabletop.runtime import TrialRuntime
 from heedful.suites.tabletop.scoring import TrialScore, score_trajectory
 from heedful.suites.tabletop.skillcalls import execute
 
@@ -32,16 +33,18 @@ def expert_actions(g: Grounded, layout: Layout) -> NDArray[np.float64]:
         rt.close()
 
 
-def replay_score(actions: NDArray[np.float64], g: Grounded, layout: Layout, scene: int, horizon: int) -> TrialScore:
-    """Score the open-loop replay of `actions` in `layout` against the task `g` (held to `horizon`)."""
+def replay(actions: NDArray[np.float64], layout: Layout, horizon: int) -> Trajectory:
+    """The trajectory of `actions` played open loop in `layout`, cut or held still to `horizon` steps."""
     rt = TrialRuntime(layout, horizon)
     try:
-        for action in actions:
-            try:
-                rt.step(action)
-            except HorizonReachedError:
-                break
+        for action in actions[:horizon]:
+            rt.step(action)
         rt.idle_to_horizon()
-        return score_trajectory(rt.trajectory(), g, layout, scene)
+        return rt.trajectory()
     finally:
         rt.close()
+
+
+def replay_score(actions: NDArray[np.float64], g: Grounded, layout: Layout, scene: int, horizon: int) -> TrialScore:
+    """Score the open-loop replay of `actions` in `layout` against the task `g` (held to `horizon`)."""
+    return score_trajectory(replay(actions, layout, horizon), g, layout, scene)
