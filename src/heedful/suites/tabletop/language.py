@@ -11,6 +11,7 @@ complement or as "cross the barrier ...") and sentence structures never used in 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from heedful.suites.tabletop.model import Condition, Goal, Ref, RouteSpec, TaskSpec
 
@@ -217,6 +218,7 @@ def held_out_goal_texts(spec: TaskSpec, w: Wording = Wording(), route_variant: i
     return [sentence(goal_text(spec.goal, frame, w, route_variant)) for frame in frames]
 
 
+@lru_cache(maxsize=8192)
 def normalize(text: str) -> str:
     """Lower case without punctuation or repeated spaces: what the leakage checks compare."""
     kept = "".join(ch.lower() if ch.isalnum() or ch.isspace() else " " for ch in text)

@@ -17,7 +17,7 @@ every machine. It is part of the protocol: it does not depend on any run seed.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from functools import cache
 
@@ -150,19 +150,22 @@ def _changed(spec: TaskSpec, g: Grounded, layout: Layout, base: TrainingTask) ->
 
 
 class _Phrasings:
-    """Canonical word lists of a scene's training phrasings and the distance of a text to the nearest."""
+    """Canonical word lists of a scene's training phrasings and whether a text is far enough from all."""
 
     def __init__(self, train: list[TrainingTask]) -> None:
         self.tokens = [canonical_tokens(p) for t in train for p in t.paraphrases]
+        self.bags = [Counter(words) for words in self.tokens]
         self.known: dict[str, bool] = {}
 
     def far_enough(self, text: str) -> bool:
         if text not in self.known:
             words = canonical_tokens(text)
+            bag = Counter(words)
             self.known[text] = all(
-                abs(len(words) - len(other)) >= MIN_HELD_OUT_DISTANCE
+                # Words the two do not share bound the edit distance from below: skip the full count.
+                max(len(words), len(other)) - sum((bag & other_bag).values()) >= MIN_HELD_OUT_DISTANCE
                 or edit_distance(words, other) >= MIN_HELD_OUT_DISTANCE
-                for other in self.tokens
+                for other, other_bag in zip(self.tokens, self.bags, strict=True)
             )
         return self.known[text]
 
@@ -188,7 +191,9 @@ def _select(candidates: list[_Candidate], n: int, where: str) -> list[_Candidate
     return chosen
 
 
-def _level_candidates(family: Family, level: Level, train: list[TrainingTask], seen: set[str]) -> list[_Candidate]:
+def _level_candidates(
+    family: Family, level: Level, train: list[TrainingTask], seen: set[str], phrasings: _Phrasings
+) -> list[_Candidate]:
     out: list[_Candidate] = []
     if level == "L1":
         for base, layout in family.l1_layouts:
@@ -198,13 +203,14 @@ def _level_candidates(family: Family, level: Level, train: list[TrainingTask], s
                     flips = g.branch != t.grounded.branch  # RoboFollow's L1 of logic: the branch changes
                     out.append(_Candidate(layout, base, t.spec, g, t.paraphrases[0], t.label, t.label, flips))
         return out
-    phrasings = _Phrasings(train)
     places = [(t.config, t.layout) for t in train] if level == "L2" else family.l1_layouts
     for base, layout in dict.fromkeys(places):
         for t in (t for t in train if t.config == base):
             for spec, text in family.held_out(t.spec, layout):
+                if normalize(text) in seen or not phrasings.far_enough(text):
+                    continue
                 g = _try_ground(spec, layout)
-                if g is None or normalize(text) in seen or not phrasings.far_enough(text):
+                if g is None:
                     continue
                 if level == "L3" and not _changed(spec, g, layout, t):
                     continue
@@ -244,8 +250,10 @@ def evaluation_tasks() -> tuple[TabletopTask, ...]:
         train = [t for t in training if t.scene == family.scene]
         l0 = [_Candidate(t.layout, t.config, t.spec, t.grounded, t.paraphrases[0], t.label, t.label) for t in train]
         out += [_task(family, "L0", k, c) for k, c in enumerate(l0)]
+        phrasings = _Phrasings(train)
         for level, n in zip(HELD_LEVELS, family.counts[1:], strict=True):
-            picked = _select(_level_candidates(family, level, train, seen), n, f"scene {family.scene} {level}")
+            found = _level_candidates(family, level, train, seen, phrasings)
+            picked = _select(found, n, f"scene {family.scene} {level}")
             out += [_task(family, level, k, c) for k, c in enumerate(picked)]
     return tuple(out)
 
