@@ -72,3 +72,12 @@ def test_the_motion_check_tells_a_moved_route_bar_from_an_unmoved_one() -> None:
     # Green and yellow swapped: nothing this task involves moved, the motion still does it.
     same = layouts["s3/swap_green_yellow"]
     assert training_motion_fits(via_red.grounded, via_red.layout, ground(via_red.spec, same), same)
+
+
+def test_scene1_l1_spatial_references_follow_the_anchors_to_other_objects() -> None:
+    """RoboFollow's S1 L1: the same words now name another block or another target, not just the same
+    object standing elsewhere (all 8 tasks)."""
+    train = {t.label: t for t in training_tasks()}
+    l1 = [t for t in _held(("L1",)) if t.scene == 1]
+    assert len(l1) == 8
+    assert all(t.grounded != train[str(t.training_label)].grounded for t in l1)

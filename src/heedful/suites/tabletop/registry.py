@@ -200,8 +200,10 @@ def _level_candidates(
             for t in (t for t in train if t.config == base):
                 g = _try_ground(t.spec, layout)
                 if g is not None and _changed(t.spec, g, layout, t):
-                    flips = g.branch != t.grounded.branch  # RoboFollow's L1 of logic: the branch changes
-                    out.append(_Candidate(layout, base, t.spec, g, t.paraphrases[0], t.label, t.label, flips))
+                    # First the tasks whose referents or branch change, not only their positions: "the block
+                    # in front of the red ball" now names another block; the condition takes the other branch.
+                    other = g != t.grounded
+                    out.append(_Candidate(layout, base, t.spec, g, t.paraphrases[0], t.label, t.label, other))
         return out
     places = [(t.config, t.layout) for t in train] if level == "L2" else family.l1_layouts
     for base, layout in dict.fromkeys(places):
