@@ -32,8 +32,8 @@ from heedful.suites.tabletop import registry
 from heedful.suites.tabletop.behaviour import training_motion_fits
 from heedful.suites.tabletop.grounding import RELATION_VECTORS, GroundingError, angle_deg, candidates, ground, resolve
 from heedful.suites.tabletop.model import Grounded, Layout, Ref, TabletopTask, TaskSpec
+from heedful.suites.tabletop.motion_replay import expert_actions, replay_score
 from heedful.suites.tabletop.phrasing import nearest
-from heedful.suites.tabletop.replay import expert_actions, replay_score
 
 SECTOR_DEG = 45.0
 

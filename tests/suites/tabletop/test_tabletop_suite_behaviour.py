@@ -1,6 +1,6 @@
 """Levels L1 and L3 change what the task involves: no training motion of the task still does it.
 
-`training_motion_fits` judges from grounded positions; `test_tabletop_suite_replay.py` replays the same
+`training_motion_fits` judges from grounded positions; `test_tabletop_suite_motion_replay.py` replays the same
 motions in MuJoCo.
 """
 

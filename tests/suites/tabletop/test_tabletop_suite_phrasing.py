@@ -57,7 +57,7 @@ def test_every_held_out_instruction_is_at_least_two_words_from_every_training_ph
 def test_nearest_training_instruction_matcher_scores() -> None:
     """The string-matching cheat: take the training task of the nearest training phrasing (same scene)
     and do its training motion. Its completions, judged from grounded positions (the MuJoCo replay of
-    the same motions is in test_tabletop_suite_replay.py)."""
+    the same motions is in test_tabletop_suite_motion_replay.py)."""
     train = {t.label: t for t in training_tasks()}
     done: Counter[tuple[int, str]] = Counter()
     total: Counter[tuple[int, str]] = Counter()

@@ -20,9 +20,9 @@ from numpy.typing import NDArray
 from heedful.sims.tabletop.recorder import Trajectory
 from heedful.suites.tabletop.behaviour import training_motion_fits
 from heedful.suites.tabletop.model import Grounded, Layout
+from heedful.suites.tabletop.motion_replay import expert_actions, replay
 from heedful.suites.tabletop.phrasing import nearest
 from heedful.suites.tabletop.registry import evaluation_tasks, reference_motions, training_tasks
-from heedful.suites.tabletop.replay import expert_actions, replay
 from heedful.suites.tabletop.scoring import score_trajectory
 
 SETTLE = 40
