@@ -25,6 +25,9 @@ from heedful.suites.tabletop.model import (
 
 REF_ANGLE_DEG = 30.0  # a referent lies within this angle of the named direction from its anchor
 REF_DIST = 0.22  # ... and within this distance (meters, center to center)
+# "On that side" of an anchor: within this angle of the direction, at any distance. A relational
+# reference grounds only when exactly one object of its kind is on that side (a unique referent).
+SIDE_ANGLE_DEG = 45.0
 PLACE_DIST = 0.10  # the expert puts an object this far from its anchor
 PUSH_DIST = 0.08  # the expert pushes this far
 FREE_GAP = 0.02  # least footprint gap (m) around a target point or a push path
@@ -81,7 +84,10 @@ def candidates(ref: Ref, layout: Layout) -> list[ObjectSpec]:
         found = [o for o in found if o.on is None and o.name not in under]
     if ref.relation is not None and ref.anchor is not None:
         anchor = layout.obj(resolve(ref.anchor, layout))
-        found = [o for o in found if o.name != anchor.name and _in_direction(anchor, o, ref.relation)]
+        side = [o for o in found if o.name != anchor.name and on_side(anchor, o, ref.relation)]
+        if len(side) > 1:
+            return side  # a second object of that kind on that side: no unique referent
+        found = [o for o in side if _in_direction(anchor, o, ref.relation)]
     if ref.size_cmp is not None and found:
         ranked = sorted(found, key=_volume, reverse=ref.size_cmp == "larger")
         if len(ranked) > 1 and math.isclose(_volume(ranked[0]), _volume(ranked[1])):
@@ -91,6 +97,12 @@ def candidates(ref: Ref, layout: Layout) -> list[ObjectSpec]:
         ranked = sorted(found, key=lambda o: o.x, reverse=ref.side == "right")
         found = ranked[:1] if len(ranked) == 1 or abs(ranked[0].x - ranked[1].x) > 0.05 else ranked
     return found
+
+
+def on_side(anchor: ObjectSpec, o: ObjectSpec, relation: str) -> bool:
+    """Whether `o` lies on the `relation` side of `anchor` (within SIDE_ANGLE_DEG, any distance)."""
+    v = np.array([o.x - anchor.x, o.y - anchor.y])
+    return float(np.linalg.norm(v)) > 1e-6 and angle_deg(v, np.array(RELATION_VECTORS[relation])) <= SIDE_ANGLE_DEG
 
 
 def _in_direction(anchor: ObjectSpec, o: ObjectSpec, relation: str) -> bool:

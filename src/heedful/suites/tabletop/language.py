@@ -1,14 +1,17 @@
 """Language of the tabletop suite: referring expressions, action templates and paraphrases.
 
-Training phrasings use `TEMPLATES` (three paraphrases per action) and the default `Wording`. Held-out
-phrasings (levels L2 and L3) come from other referring expressions of the same objects, synonyms
-(`SYNONYMS`), logically equivalent rewrites (negated condition with swapped branches, "unless",
-sequences stated backwards, routes stated by what to avoid) and `HELD_OUT_TEMPLATES`.
+Training phrasings use `TEMPLATES` (three paraphrases per action) and the default `Wording`; routes are
+worded as in RoboFollow ("pass over X", "avoid passing over X"). Held-out phrasings (levels L2 and L3)
+come from other referring expressions of the same objects, logically equivalent rewrites (negated
+condition with swapped branches, "unless", sequences stated backwards, routes stated by their
+complement or as "cross the barrier ...") and sentence structures never used in training
+(`HELD_OUT_TEMPLATES`, `HELD_OUT_ACTION_TEMPLATES`); `phrasing.py` keeps them far enough from training.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from heedful.suites.tabletop.model import Condition, Goal, Ref, RouteSpec, TaskSpec
 
@@ -51,9 +54,9 @@ TEMPLATES: dict[str, tuple[str, ...]] = {
     "push": ("push {src} {dir}", "slide {src} {dir}", "shove {src} {dir}"),
     "place_bowl": ("put {src} in {tgt}", "place {src} into {tgt}", "drop {src} into {tgt}"),
     "route_place": (
-        "place {src} on {tgt}, {route}, with {orient}",
-        "move {src} onto {tgt} {route} and leave it with {orient}",
-        "carry {src} to {tgt} {route}; finish with {orient}",
+        "place {src} on {tgt} and {route}, with {orient}",
+        "move {src} onto {tgt}; {route} and leave it with {orient}",
+        "carry {src} to {tgt}, {route}, and finish with {orient}",
     ),
     "place_slot": ("move {src} to {tgt}", "put {src} on {tgt}", "place {src} in {tgt}"),
     "sequence_pickups": (
@@ -69,6 +72,20 @@ HELD_OUT_TEMPLATES: dict[str, tuple[str, ...]] = {
         "before picking up {second}, pick up {src}",
     ),
     "conditional": ("unless {cond}, {other}; otherwise, {then}",),
+}
+# Sentence structures of plain goals that no training phrasing uses (levels L2 and L3).
+HELD_OUT_ACTION_TEMPLATES: dict[str, tuple[str, ...]] = {
+    "pickup": ("take hold of {src} and raise it off the table", "{src} is the one to pick up: lift it"),
+    "place_relative": ("take {src} and set it down {rel} {tgt}", "{src} belongs {rel} {tgt}: move it there"),
+    "stack": ("take {src} and set it down on top of {tgt}", "{tgt} is the base: stack {src} on it"),
+    "push": ("push {src} along the table {dir}", "without lifting it, push {src} {dir}"),
+    "place_bowl": ("take {src} and drop it inside {tgt}", "{tgt} is where {src} goes: put it in"),
+    "place_slot": ("take {src} and set it down on {tgt}", "{tgt} is where {src} goes: move it there"),
+    "route_place": (
+        "take {src} to {tgt}; on the way, {route}; it must end with {orient}",
+        "{route} while you carry {src} to {tgt}, and set it down with {orient}",
+    ),
+    "sequence_pickups": (),
 }
 
 
@@ -116,14 +133,21 @@ def _join(items: list[str], conj: str) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" {conj} " + items[-1]
 
 
-def route_text(route: RouteSpec, w: Wording = Wording(), without: bool = False) -> str:
-    """'passing over the red bar', 'going around the green and the yellow bar', 'without passing over ...'."""
+def route_text(route: RouteSpec, w: Wording = Wording(), variant: int = 0) -> str:
+    """The route as an imperative clause.
+
+    Variant 0 (the training wording, RoboFollow's): 'pass over the red bar', 'avoid passing over the green
+    and the yellow bar'. Variant 1 (held out): 'cross the barrier over the red or the green bar',
+    'cross the barrier anywhere but over the red bar'.
+    """
     bars = [ref_text(b, w) for b in route.bars]
+    if variant == 1:
+        if route.mode == "via":
+            return "cross the barrier over " + _join(bars, "or")
+        return "cross the barrier anywhere but over " + _join(bars, "or")
     if route.mode == "via":
-        return "passing over " + _join(bars, "or")
-    if without:
-        return "without passing over " + _join(bars, "or")
-    return "going around " + _join(bars, "and")
+        return "pass over " + _join(bars, "or")
+    return "avoid passing over " + _join(bars, "and")
 
 
 def condition_text(cond: Condition, w: Wording = Wording()) -> str:
@@ -137,7 +161,7 @@ def condition_text(cond: Condition, w: Wording = Wording()) -> str:
     return f"{subject} is{neg} to the left of {other}"
 
 
-def goal_text(goal: Goal, template: str, w: Wording = Wording(), route_without: bool = False) -> str:
+def goal_text(goal: Goal, template: str, w: Wording = Wording(), route_variant: int = 0) -> str:
     """Fill an action template with the goal's phrases."""
     return template.format(
         src=ref_text(goal.source, w),
@@ -145,7 +169,7 @@ def goal_text(goal: Goal, template: str, w: Wording = Wording(), route_without: 
         tgt=ref_text(goal.target, w) if goal.target is not None else "",
         rel=REL_PHRASES.get(goal.relation or "", ""),
         dir=DIR_PHRASES.get(goal.direction or "", ""),
-        route=route_text(goal.route, w, route_without) if goal.route is not None else "",
+        route=route_text(goal.route, w, route_variant) if goal.route is not None else "",
         orient=ORIENT_PHRASES.get(goal.orientation or "", ""),
     )
 
@@ -156,10 +180,10 @@ def sentence(text: str) -> str:
     return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 
-def realize(spec: TaskSpec, variant: int = 0, w: Wording = Wording(), route_without: bool = False) -> str:
+def realize(spec: TaskSpec, variant: int = 0, w: Wording = Wording(), route_variant: int = 0) -> str:
     """The instruction for `spec` in training template number `variant` (conditionals wrap two goals)."""
     if spec.condition is None or spec.otherwise is None:
-        return sentence(goal_text(spec.goal, TEMPLATES[spec.goal.action][variant % 3], w, route_without))
+        return sentence(goal_text(spec.goal, TEMPLATES[spec.goal.action][variant % 3], w, route_variant))
     then = goal_text(spec.goal, TEMPLATES[spec.goal.action][0], w)
     other = goal_text(spec.otherwise, TEMPLATES[spec.otherwise.action][0], w)
     frame = CONDITIONAL_TEMPLATES[variant % len(CONDITIONAL_TEMPLATES)]
@@ -186,6 +210,15 @@ def held_out(spec: TaskSpec, template: str, w: Wording = Wording()) -> str:
     return sentence(goal_text(spec.goal, template, w))
 
 
+def held_out_goal_texts(spec: TaskSpec, w: Wording = Wording(), route_variant: int = 0) -> list[str]:
+    """A plain goal in every held-out sentence structure of its action (none for conditionals)."""
+    if spec.condition is not None:
+        return []
+    frames = HELD_OUT_ACTION_TEMPLATES[spec.goal.action]
+    return [sentence(goal_text(spec.goal, frame, w, route_variant)) for frame in frames]
+
+
+@lru_cache(maxsize=8192)
 def normalize(text: str) -> str:
     """Lower case without punctuation or repeated spaces: what the leakage checks compare."""
     kept = "".join(ch.lower() if ch.isalnum() or ch.isspace() else " " for ch in text)

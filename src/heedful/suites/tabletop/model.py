@@ -201,6 +201,11 @@ class TabletopTask(BaseModel):
     layout: Layout
     horizon: int = Field(description="Control steps every trial runs (no early stop).")
     training_label: str | None = Field(default=None, description="The training label whose phrasing it keeps.")
+    derived_from: str | None = Field(
+        default=None,
+        description="The training label this task varies: L0/L1 the same as training_label; L2/L3 the label "
+        "whose spec the held-out phrasing rewrites. None in datasets written before it existed.",
+    )
 
     @property
     def episode_id(self) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from heedful.suites.tabletop.family import Family, obj, ref
 from heedful.suites.tabletop.grounding import GroundingError, resolve
-from heedful.suites.tabletop.language import Wording, realize
+from heedful.suites.tabletop.language import Wording, held_out_goal_texts, realize
 from heedful.suites.tabletop.model import Goal, Layout, Ref, Relation, TaskSpec
 
 SLOTS = {"a": (-0.14, 0.60), "b": (0.0, 0.46), "c": (0.14, 0.60)}
@@ -107,14 +107,17 @@ def _new_block_refs(layout: Layout) -> list[Ref]:
 
 
 def held_out(spec: TaskSpec, layout: Layout) -> list[tuple[TaskSpec, str]]:
-    """Recombinations: the task's action and target with the source named by a new relation."""
+    """Recombinations: the task's action and target with the source named by a new relation, in a
+    training sentence structure or a held-out one. (The training name in a new structure alone is no
+    recombination: a string matcher finds its training task, so it is not offered.)"""
     goal = spec.goal
     # The red cylinder is the only cylinder: "the cylinder" names it too.
     alternatives = [ref("cylinder")] if goal.source.shape == "cylinder" else _new_block_refs(layout)
-    out = []
+    out: list[tuple[TaskSpec, str]] = []
     for i, alt in enumerate(alternatives):
         new = TaskSpec(goal=goal.model_copy(update={"source": alt}))
         out.append((new, realize(new, i)))
+        out += [(new, text) for text in held_out_goal_texts(new)]
     return out
 
 

@@ -6,14 +6,15 @@ a small blue cylinder, a green bowl and a yellow bowl.
 
 Training (16): pick up, stack, push and put in a bowl, four tasks each, every object named by its full
 description ("the small red cube"). L1 swaps the positions of two objects; L2 names the same objects
-otherwise ("the red cube", "the larger cylinder", "the big blue cube"); L3 combines both.
+otherwise ("the red cube", "the larger cylinder", "the cube that is not blue") in training or new
+sentence structures; L3 combines both.
 """
 
 from __future__ import annotations
 
 from heedful.suites.tabletop.family import Family, obj, ref, swapped
 from heedful.suites.tabletop.grounding import GroundingError, resolve
-from heedful.suites.tabletop.language import SYNONYMS, Wording, realize
+from heedful.suites.tabletop.language import Wording, held_out_goal_texts, realize
 from heedful.suites.tabletop.model import Goal, Layout, Ref, TaskSpec
 
 DEFAULT = Layout(
@@ -75,15 +76,21 @@ TRAINING: list[tuple[str, TaskSpec]] = [
 
 def alternatives(r: Ref, layout: Layout) -> list[Ref]:
     """Other references to the object `r` denotes: colour + shape, size + shape, comparative + shape,
-    size + colour + 'object'. Only those that still pick out that one object are kept."""
+    size + colour + 'object', and by the attribute it lacks ('the cube that is not blue', 'the red object
+    that is not a cube'). Only those that still pick out that one object are kept."""
     if r.shape not in ("cube", "cylinder"):
         return []
     target = resolve(r, layout)
+    other_color = {"red": "blue", "blue": "red"}.get(r.color or "", "")
+    other_shape = "cube" if r.shape == "cylinder" else "cylinder"
     options = [
         ref(r.shape, r.color),
         ref(r.shape, size=r.size),
         ref(r.shape, size_cmp="larger" if r.size == "large" else "smaller"),
         ref("object", r.color, size=r.size),
+        ref(r.shape, not_color=other_color),
+        ref("object", r.color, not_shape=other_shape),
+        ref("object", r.color, size_cmp="larger" if r.size == "large" else "smaller"),
     ]
     kept = []
     for option in options:
@@ -96,7 +103,8 @@ def alternatives(r: Ref, layout: Layout) -> list[Ref]:
 
 
 def held_out(spec: TaskSpec, layout: Layout) -> list[tuple[TaskSpec, str]]:
-    """The same task with the source and / or target named otherwise, in plain words or synonyms."""
+    """The same task with the source and / or target named otherwise, in a training sentence structure
+    or a held-out one. (Synonyms alone, "little" for "small", make no new phrasing: see `phrasing.py`.)"""
     goal = spec.goal
     sources = [goal.source, *alternatives(goal.source, layout)]
     targets = [goal.target] if goal.target is None else [goal.target, *alternatives(goal.target, layout)]
@@ -104,9 +112,10 @@ def held_out(spec: TaskSpec, layout: Layout) -> list[tuple[TaskSpec, str]]:
     seen = {realize(spec, i) for i in range(3)}
     for i, source in enumerate(sources):
         for j, target in enumerate(targets):
+            if i == j == 0:
+                continue  # the training names: a new structure alone would leave them string-matchable
             new = TaskSpec(goal=goal.model_copy(update={"source": source, "target": target}))
-            for wording in (Wording(), SYNONYMS):
-                text = realize(new, i + j, wording)
+            for text in (realize(new, i + j), *held_out_goal_texts(new)):
                 if text not in seen:
                     seen.add(text)
                     out.append((new, text))

@@ -5,11 +5,11 @@
     y = 0.36                          blue bar (0.00)                            <- the bar to move
 
 Any path from the blue bar to a label passes over the barrier, so a route names the bar to pass over
-(`via`) or the bars to keep away from (`avoid`). Training (16): 2 labels x 2 route modes (over / around
+(`via`) or the bars to keep away from (`avoid`). Training (16): 2 labels x 2 route modes (pass over / avoid passing over
 the bar nearest the label) x 4 placement modes (short or long side facing the front or the right; a
 short side facing the front is the same final yaw as a long side facing right). L1 permutes the bar
 colours or swaps the labels; L2 states the route by its complement ("pass over the red bar" ==
-"go around the green and the yellow bar") and the placement by its equivalent; L3 combines both.
+"avoid passing over the green and the yellow bar") and the placement by its equivalent; L3 combines both.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Literal
 
 from heedful.suites.tabletop.family import Family, moved, obj, ref, swapped
-from heedful.suites.tabletop.language import EQUIVALENT_ORIENTATION, Wording, realize
+from heedful.suites.tabletop.language import EQUIVALENT_ORIENTATION, Wording, held_out_goal_texts, realize
 from heedful.suites.tabletop.model import Goal, Layout, Orientation, RouteSpec, TaskSpec
 
 BARRIER_DIMS = (0.075, 0.015, 0.01)
@@ -74,22 +74,23 @@ def _others(layout: Layout, named: str) -> tuple[str, ...]:
 
 
 def held_out(spec: TaskSpec, layout: Layout) -> list[tuple[TaskSpec, str]]:
-    """Equivalent rewrites: the route by its complement (two phrasings), the placement as given or by its
-    equivalent mode."""
+    """Equivalent rewrites: the route by its complement ("pass over the red bar" == "avoid passing over
+    the green and the yellow bar", or "cross the barrier anywhere but over the green or the yellow bar"),
+    the placement as given or by its equivalent mode, in the training sentence structures and the
+    held-out ones. (The training route in new words alone would stay string-matchable: not offered.)"""
     goal = spec.goal
     if goal.route is None or goal.orientation is None:
         return []
     named = goal.route.bars[0].color or ""
     others = tuple(BARS[c] for c in _others(layout, named))
-    if goal.route.mode == "via":  # over X == around both others
-        routes = [(RouteSpec(mode="avoid", bars=others), False), (RouteSpec(mode="avoid", bars=others), True)]
-    else:  # around X == over one of the others == without passing over X
-        routes = [(RouteSpec(mode="via", bars=others), False), (goal.route, True)]
+    complement = RouteSpec(mode="avoid" if goal.route.mode == "via" else "via", bars=others)
+    routes = [(complement, 0), (complement, 1)]
     out = []
-    for k, (route, without) in enumerate(routes):
+    for k, (route, variant) in enumerate(routes):
         for orientation in (goal.orientation, EQUIVALENT_ORIENTATION[goal.orientation]):
             new = TaskSpec(goal=goal.model_copy(update={"route": route, "orientation": orientation}))
-            out.append((new, realize(new, k + (orientation != goal.orientation), route_without=without)))
+            out.append((new, realize(new, k + (orientation != goal.orientation), route_variant=variant)))
+            out += [(new, text) for text in held_out_goal_texts(new, route_variant=variant)]
     return out
 
 

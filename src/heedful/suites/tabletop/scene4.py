@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from heedful.suites.tabletop.family import Family, moved, obj, ref, swapped
 from heedful.suites.tabletop.grounding import GroundingError, resolve
-from heedful.suites.tabletop.language import HELD_OUT_TEMPLATES, Wording, held_out, realize
+from heedful.suites.tabletop.language import HELD_OUT_TEMPLATES, Wording, held_out, held_out_goal_texts, realize
 from heedful.suites.tabletop.model import Condition, Goal, Layout, Ref, TaskSpec
 
 BOWL = Layout(
@@ -209,6 +209,7 @@ def held_out_s4(spec: TaskSpec, layout: Layout) -> list[tuple[TaskSpec, str]]:
     for i, new_goal in enumerate(_renamed(goal, layout)):
         new = TaskSpec(goal=new_goal)
         out.append((new, realize(new, i, W)))
+        out += [(new, text) for text in held_out_goal_texts(new, W)]
     return out
 
 
