@@ -4,18 +4,21 @@ label), pushes, the second pickup of a sequence and the scene 3 orientation.
 Placement intent is the target the motion heads for; it is judged at the release (the first open after
 the grasp; the last row if the object is never let go), in three steps:
 
-1. put down at the instructed target (the action's own test, below) -> intent True;
-2. else put down over another object or label, or (relative place) within 0.12 m of an object in the
-   wrong relation -> intent False: a wrong target is penalized even if the final state looks plausible;
-3. else, released in the open or still carried: intent iff the carry headed for the goal, i.e. the TCP's
+1. at the instructed target (the action's own test, below) -> intent True;
+2. else, if it was put down (let go within 0.03 m above whatever is under it) over another object or
+   label, or (relative place) within 0.12 m of an object in the wrong relation -> intent False: a wrong
+   target is penalized even if the final state looks plausible;
+3. else (dropped from higher, put down in the open, or still carried at the end): intent iff the carry
+   headed for the goal, i.e. the TCP's
    displacement from the grasp to the release is within 30 degrees of the direction to the goal point
    and covers at least a third of the way.
 
 Execution is the physical sub-goal and needs an actual release. Worked examples, "stack the red cube on
 the blue cube" 0.13 m to its right:
   - released 1 cm over the blue cube, rests on it: intent True, execution True;
-  - released over the blue cylinder (beyond): step 2, intent False;
-  - opened 6.5 cm along the way (halfway): step 3, 0 degrees, half the way: intent True, execution False;
+  - put down on the blue cylinder (beyond it): step 2, intent False;
+  - opened 6.5 cm along the way, 8 cm up (a drop halfway): step 3, 0 degrees, half the way: intent True,
+    execution False;
   - carried back toward home and held there: step 3, 180 degrees: intent False.
 Action tests: relative place, within 45 degrees of the relation and 0.12 m of the anchor after settling
 (execution adds: bottom within 0.02 m of the table); stack, xy <= 0.03 m at release (scene 4: 0.07 m;
@@ -66,6 +69,7 @@ from heedful.suites.tabletop.stages import (
 HEADING_DEG = 30.0
 HEADING_SHARE = 1 / 3
 NEAR_OTHER = 0.02  # "over another object": within its footprint radius plus this
+PUT_DOWN = 0.03  # let go at most this far above its support: put down, not dropped
 RELATIVE_REACH = 0.12
 
 
@@ -103,7 +107,7 @@ def heading(tr: Track, c: Carry, goal: NDArray[np.float64]) -> tuple[bool, str]:
 
 
 def over_other(tr: Track, g: Grounded, row: int, xy: NDArray[np.float64]) -> str | None:
-    """Step 2: an object or label other than the source and the target that `xy` lies over at `row`."""
+    """An object or label other than the source and the target that `xy` lies over at `row`."""
     for o in tr.layout.objects:
         if o.name in (g.source, g.target):
             continue
@@ -115,14 +119,32 @@ def over_other(tr: Track, g: Grounded, row: int, xy: NDArray[np.float64]) -> str
     return None
 
 
-def aim(tr: Track, g: Grounded, c: Carry, at_goal: bool, goal: NDArray[np.float64]) -> tuple[bool, str]:
-    """Placement intent in the three steps of the module doc."""
-    where = tr.xy(g.source, c.end)
+def lowered(tr: Track, g: Grounded, c: Carry) -> bool:
+    """Whether the source was put down (let go within PUT_DOWN of whatever is under it), not dropped."""
+    if c.release is None:
+        return False
+    row, xy = c.release, tr.xy(g.source, c.release)
+    under = [
+        tr.top(o.name, row)
+        for o in tr.layout.objects
+        if o.name != g.source
+        and o.shape != "label"
+        and float(np.linalg.norm(xy - tr.xy(o.name, row))) <= o.footprint_radius + NEAR_OTHER
+    ]
+    return tr.bottom(g.source, row) <= max([0.0, *under]) + PUT_DOWN
+
+
+def aim(
+    tr: Track, g: Grounded, c: Carry, at_goal: bool, goal: NDArray[np.float64], elsewhere: str | None = None
+) -> tuple[bool, str]:
+    """Placement intent in the three steps of the module doc; `elsewhere` names a wrong spot the caller
+    found (relative places: an object the source was put down by)."""
     if at_goal:
-        return True, "put down at the target"
-    other = over_other(tr, g, c.end, where)
-    if other is not None:
-        return False, f"put down at {other}, not {g.target}"
+        return True, "put down at the target" if c.release is not None else "held over the target"
+    if lowered(tr, g, c):
+        other = elsewhere or over_other(tr, g, c.end, tr.xy(g.source, c.end))
+        if other is not None:
+            return False, f"put down at {other}, not at {g.target}"
     return heading(tr, c, goal)
 
 
@@ -138,12 +160,9 @@ def relative_stage(tr: Track, g: Grounded, weight: float) -> StageVerdict:
     anchor, here = tr.xy(g.target, s), tr.xy(g.source, s)
     v = here - anchor
     placed = relation_satisfied(here, anchor, g.relation)
-    intent, why = aim(tr, g, c, placed, _relative_goal(tr, g, c))
-    if not placed and intent:  # step 2 for relative places: near some object in a wrong relation
-        near = [o.name for o in tr.layout.objects if o.shape != "label" and o.name != g.source]
-        close = [n for n in near if float(np.linalg.norm(here - tr.xy(n, s))) <= RELATIVE_REACH]
-        if close:
-            intent, why = False, f"put down by {close[0]}, not {g.relation} {g.target}"
+    near = [o.name for o in tr.layout.objects if o.shape != "label" and o.name != g.source]
+    by = [n for n in near if float(np.linalg.norm(here - tr.xy(n, s))) <= RELATIVE_REACH]
+    intent, why = aim(tr, g, c, placed, _relative_goal(tr, g, c), by[0] if by else None)
     bottom = tr.bottom(g.source, s)
     detail = f"{why}; {relation_angle(v, g.relation):.0f} deg from {g.relation} {g.target}, "
     detail += f"{float(np.linalg.norm(v)):.3f} m away, bottom at {bottom:.3f} m"
