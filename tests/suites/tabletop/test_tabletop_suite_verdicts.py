@@ -45,9 +45,7 @@ def paths(t: TrainingTask) -> list[Callable[[Script], Script]]:
         out.append(lambda s, tg=target: pick(s, tg).above(src, 0.10).open().home())
     if t.grounded.barrier:
         for x in (-0.30, -0.27, -0.26, -0.18, -0.09, 0.0, 0.06, 0.09, 0.18, 0.26, 0.30):
-            out.append(
-                lambda s, x=x: pick(s, src, lift=0.11).move(x, 0.42, 0.12).move(x, 0.58, 0.12).open().home()
-            )
+            out.append(lambda s, x=x: pick(s, src, lift=0.11).move(x, 0.42, 0.12).move(x, 0.58, 0.12).open().home())
     return out
 
 
