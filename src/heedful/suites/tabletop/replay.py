@@ -15,6 +15,7 @@ from difflib import SequenceMatcher
 import numpy as np
 from numpy.typing import NDArray
 
+from heedful.sims.tabletop.recorder import Trajectory
 from heedful.suites.tabletop.expert import program
 from heedful.suites.tabletop.language import normalize
 from heedful.suites.tabletop.model import Layout, TrainingTask
@@ -24,26 +25,36 @@ from heedful.suites.tabletop.runtime import HorizonReachedError, TrialRuntime
 from heedful.suites.tabletop.skillcalls import SkillCall, execute
 
 
-def record_actions(layout: Layout, steps: int, drive: Callable[[TrialRuntime], None]) -> NDArray[np.float64]:
-    """The (steps, 7) actions applied when `drive` acts in a fresh simulation of `layout`, held to `steps`."""
+def record(layout: Layout, steps: int, drive: Callable[[TrialRuntime], None]) -> Trajectory:
+    """The trajectory of `drive` acting in a fresh simulation of `layout`, held still up to `steps`."""
     rt = TrialRuntime(layout, steps)
     try:
         with contextlib.suppress(HorizonReachedError):  # the trial's steps ran out: keep what was done
             drive(rt)
         rt.idle_to_horizon()
-        return np.asarray(rt.trajectory().actions, dtype=np.float64)
+        return rt.trajectory()
     finally:
         rt.close()
 
 
-def program_actions(calls: Sequence[SkillCall], layout: Layout, steps: int) -> NDArray[np.float64]:
-    """The actions of a skill-call program run in `layout` (a failed call does not stop the rest)."""
+def record_actions(layout: Layout, steps: int, drive: Callable[[TrialRuntime], None]) -> NDArray[np.float64]:
+    """The (steps, 7) actions applied when `drive` acts in a fresh simulation of `layout`, held to `steps`."""
+    return np.asarray(record(layout, steps, drive).actions, dtype=np.float64)
+
+
+def program_trajectory(calls: Sequence[SkillCall], layout: Layout, steps: int) -> Trajectory:
+    """The trajectory of a skill-call program run in `layout` (a failed call does not stop the rest)."""
 
     def drive(rt: TrialRuntime) -> None:
         for call in calls:
             execute(call, rt.skills)
 
-    return record_actions(layout, steps, drive)
+    return record(layout, steps, drive)
+
+
+def program_actions(calls: Sequence[SkillCall], layout: Layout, steps: int) -> NDArray[np.float64]:
+    """The actions of a skill-call program run in `layout`."""
+    return np.asarray(program_trajectory(calls, layout, steps).actions, dtype=np.float64)
 
 
 def _words(text: str) -> list[str]:
