@@ -174,7 +174,7 @@ def choose(
     first = tr.first_approach(start, end, skip=skip)
     if first is None:
         if close is None:
-            return False, f"never approached or closed on {what}"
+            return False, f"the gripper never closed and never approached {what}"
         return select_at(tr, close, wanted, what)
     row, name = first
     if name != wanted:
