@@ -101,7 +101,8 @@ def render(summaries: dict[str, dict[str, Any]], chance: dict[str, Any]) -> str:
     for name, s in summaries.items():
         cells = [" / ".join(pct(s["levels"][lv][m]) for m in SHOWN) for lv in (*LEVELS, "all")]
         status = ", ".join(f"{k} {v}" for k, v in sorted(s["status"].items()))
-        lines.append(f"| {name} | " + " | ".join(cells) + f" | {status} ({s['trials']} trials) |")
+        every = f", 1 task in {s['every']}" if s.get("every", 1) > 1 else ""
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {status} ({s['trials']} trials{every}) |")
     cells = [" / ".join(pct(chance["levels"][lv][m]) for m in SHOWN) for lv in (*LEVELS, "all")]
     note = f"exact; {chance['stale']} tasks without a current value" if chance["stale"] else "exact"
     lines.append("| chance (blind draw) | " + " | ".join(cells) + f" | {note} |")
@@ -112,22 +113,26 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--agents", default=",".join([*CONTROLS, *DOUBLES]), help="comma-separated agents")
     parser.add_argument("--every", type=int, default=1, help="every N-th task only (default: all 554)")
+    parser.add_argument("--doubles-every", type=int, help="every N-th task for the test doubles (default: --every)")
     parser.add_argument("--workers", type=int, default=1, help="agents audited in parallel processes")
     parser.add_argument("--out", help="write the summaries and every record (JSON) here")
     args = parser.parse_args(argv)
     names = [n for n in args.agents.split(",") if n]
-    results: dict[str, tuple[list[str], float]] = {}
+    everies = [args.doubles_every or args.every if n in DOUBLES else args.every for n in names]
+    chance = chance_summary(list(evaluation_tasks())[:: args.every])
+    summaries: dict[str, dict[str, Any]] = {}
+    body: dict[str, Any] = {}
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
-        for name, lines, seconds in pool.map(audit_agent, names, [args.every] * len(names)):
+        for (name, lines, seconds), every in zip(pool.map(audit_agent, names, everies), everies, strict=True):
+            summaries[name] = {**summarize([Record.model_validate_json(x) for x in lines]), "every": every}
             print(f"{name}: {len(lines)} trials in {seconds:.0f} s", file=sys.stderr, flush=True)
-            results[name] = (lines, seconds)
-    summaries = {n: summarize([Record.model_validate_json(x) for x in results[n][0]]) for n in names}
-    text = render(summaries, chance_summary(list(evaluation_tasks())[:: args.every]))
+            print(render({name: summaries[name]}, chance).splitlines()[2], flush=True)
+            if args.out:  # after every agent, so a stopped audit keeps what it finished
+                body[name] = {**summaries[name], "seconds": seconds, "records": lines}
+                with open(args.out, "w", encoding="utf-8") as f:
+                    json.dump({"table": render(summaries, chance), "agents": body}, f)
+    text = render(summaries, chance)
     print(text)
-    if args.out:
-        body = {n: {**summaries[n], "seconds": results[n][1], "records": results[n][0]} for n in names}
-        with open(args.out, "w", encoding="utf-8") as f:
-            json.dump({"table": text, "agents": body}, f)
     crashed = sum(s["status"].get("crashed", 0) for s in summaries.values())
     return 1 if crashed else 0
 
