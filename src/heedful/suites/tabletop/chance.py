@@ -39,7 +39,7 @@ from heedful.suites.tabletop.replay import program_trajectory
 from heedful.suites.tabletop.scoring import score_trajectory
 
 CHANCE_FILE = Path(__file__).with_name("chance_levels.json")
-SCORING_VERSION = "issue-12/1"  # bump when a scoring rule changes: every stored entry goes stale
+SCORING_VERSION = "issue-12/2"  # bump when a scoring rule changes: every stored entry goes stale
 METRICS = ("intent", "execution", "intent_full", "execution_full", "complete")
 CI_METHOD = "exact (every blind branch)"
 

@@ -26,7 +26,8 @@ execution: settled <= 0.03 m / 0.05 m and resting on top); bowl, xy <= 0.04 m at
 inside after settling); slot, settled <= 0.07 m (execution: <= 0.05 m, on the table); scene 3 label,
 center on the label within 0.03 m of its edge (execution: on it at the end, resting on the table).
 
-Push: source intent is the first object approached (pads within 0.10 m) and the first set in motion;
+Push: source intent: the source is among the objects first approached (pads within 0.10 m) and is the
+first set in motion;
 stage intent: the pusher stands behind the source with respect to the commanded direction (at first
 contact, or at the approach if nothing moved) and any displacement is within 45 degrees of it;
 execution: moved >= 0.02 m within 45 degrees. Example: pads placed behind the cube for "push it left",
@@ -261,9 +262,10 @@ def orientation_stage(tr: Track, g: Grounded, weight: float) -> StageVerdict:
 
 
 def push_source(tr: Track, g: Grounded, weight: float) -> StageVerdict:
-    """Source of a push: the first object approached (pads within 0.10 m) and the first set in motion."""
-    first = tr.first_approach(0, tr.last, radius=PUSH_RADIUS)
-    if first is not None and first[1] != g.source:
+    """Source of a push: among the objects first approached (pads within 0.10 m; the pads wait beside the
+    object, often as near to its neighbour), and the first set in motion."""
+    first = tr.first_approach_all(0, tr.last, radius=PUSH_RADIUS)
+    if first is not None and g.source not in first[1]:
         return StageVerdict("source", weight, False, False, f"first approached {first[1]} at step {first[0]}")
     found = contact_row(tr)
     if found is None:

@@ -8,7 +8,8 @@ physical sub-goal (RoboFollow, appendix B). Thresholds are REFERENCES section 1 
 Approach (judged before contact). The TCP *approaches* an object at the first row at which it is
 within 0.07 m of the object's center in xy (0.10 m for a push, whose pads wait beside the object) and
 at most 0.05 m above the object's top; among several, the nearest in xy (a stack: the one nearest the
-TCP's height). Travel at the clearing height never approaches anything.
+TCP's height; a push: any of them, since the pads wait between objects). Travel at the clearing height
+never approaches anything.
 
 Source. Intent: the first object approached is the source, and the first close (if any) is on the
 source, nearest in xy within 0.07 m. Execution: the close lifted the source >= 0.01 m (0.03 m for a
@@ -144,15 +145,20 @@ class Track:
     ) -> tuple[int, str] | None:
         """The first (row, object) the TCP approaches in rows start..end, ignoring rows at which it is
         still down at `skip` (the object it just let go of)."""
+        found = self.first_approach_all(start, end, radius, skip)
+        return None if found is None else (found[0], self.nearest(found[0], found[1])[0])
+
+    def first_approach_all(
+        self, start: int, end: int, radius: float = SELECT_RADIUS, skip: str | None = None
+    ) -> tuple[int, tuple[str, ...]] | None:
+        """The first row of rows start..end at which the TCP approaches any object, and all it approaches."""
         if end < start:
             return None
         mask = self.approaches(start, end, radius)
         for i in np.flatnonzero(mask.any(axis=1)):
-            row = start + int(i)
             near = tuple(n for n, m in zip(self.solid, mask[i], strict=True) if m)
-            if skip is not None and skip in near:
-                continue
-            return row, self.nearest(row, near)[0]
+            if skip is None or skip not in near:
+                return start + int(i), near
         return None
 
 
