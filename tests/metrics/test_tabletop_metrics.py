@@ -86,3 +86,17 @@ def test_paired_comparison_of_two_runs() -> None:
     assert diff.diff == pytest.approx(0.5) and diff.n == 2
     mcnemar = next(r for r in rows if r.group == "all" and r.metric.endswith("complete") and r.p_value is not None)
     assert (mcnemar.mcnemar_b, mcnemar.mcnemar_c) == (3, 0)
+
+
+def test_table1_prints_the_chance_rows_under_the_measured_ones() -> None:
+    from heedful.suites.base import MetricRow
+
+    records = [rec("s1_L0_a", 0, 1.0, 1.0, True)]
+    chance = [
+        MetricRow(metric=m, group="chance S1 / L0", value=0.25, ci_low=None, ci_high=None, n=1, unit="task")
+        for m in ("intent", "execution", "intent_full", "execution_full", "complete")
+    ]
+    text = table1(tabletop_metrics(records, resamples=20) + chance)
+    line = next(ln for ln in text.splitlines() if ln.startswith("chance completion"))
+    assert line.replace("|", " ").split()[2] == "25.0"
+    assert "chance" not in table1(tabletop_metrics(records, resamples=20))

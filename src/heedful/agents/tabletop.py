@@ -24,9 +24,8 @@ from heedful.errors import ConfigError
 from heedful.llm.prompts import load_prompt
 from heedful.llm.request import ChatRequest
 from heedful.seeding import derive_rng
-from heedful.suites.tabletop.expert import program
-from heedful.suites.tabletop.grounding import PLACE_DIST, RELATION_VECTORS
-from heedful.suites.tabletop.model import Grounded, Layout, TabletopTask, TabletopTrial
+from heedful.suites.tabletop.expert import branch_program, program
+from heedful.suites.tabletop.model import Grounded, TabletopTask, TabletopTrial
 from heedful.suites.tabletop.observation import PlannerObservation
 from heedful.suites.tabletop.skillcalls import SkillCall
 
@@ -108,28 +107,10 @@ class BlindAgent:
             )
         k = int(derive_rng(observation.seed, "blind-branch").integers(len(options)))
         branch = options[k]
-        return _reply(blind_program(branch, layout), observation, branch=k, of=len(options))
+        return _reply(branch_program(branch, layout), observation, branch=k, of=len(options))
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "reads": "scene configuration only (a training branch drawn per trial)"}
-
-
-def blind_program(g: Grounded, layout: Layout) -> list[SkillCall]:
-    """The expert program of a training branch in `layout`; a relative placement whose usual point is taken
-    goes to that point anyway (the skill then reports it occupied), as a policy copying the motion would."""
-    try:
-        return program(g, layout)
-    except ConfigError:
-        if g.action != "place_relative" or g.target is None or g.relation is None:
-            raise
-        anchor = layout.obj(g.target)
-        vx, vy = RELATION_VECTORS["right_of" if g.relation == "beside" else g.relation]
-        point = {"x": anchor.x + vx * PLACE_DIST, "y": anchor.y + vy * PLACE_DIST}
-        return [
-            SkillCall(skill="pick", args={"object": g.source}),
-            SkillCall(skill="place_at", args=point),
-            SkillCall(skill="go_home"),
-        ]
 
 
 class LLMPlannerAgent(LLMDecisionAgent):

@@ -32,6 +32,14 @@ LABELS = {
     "execution_full": "execution-full rate",
     "complete": "completion rate",
 }
+CHANCE_PREFIX = "chance "  # groups of the exact chance level (expected score of the blind branch draw)
+CHANCE_LABELS = {
+    "intent": "chance intent",
+    "execution": "chance execution",
+    "intent_full": "chance intent-full",
+    "execution_full": "chance exec-full",
+    "complete": "chance completion",
+}
 SCENES = ("S1", "S2", "S3", "S4")
 LEVELS = ("L0", "L1", "L2", "L3")
 STATUS_GROUP = "status"
@@ -108,7 +116,8 @@ def table1(rows: Sequence[MetricRow]) -> str:
     """The paper's Table 1 layout: metrics by scene x level (values in %), then the mean over scenes.
 
     The mean over scenes is the unweighted mean of the scene values present (the paper's headline);
-    a cell without tasks prints `-`.
+    a cell without tasks prints `-`. Rows of groups `chance S / L` (the exact chance level the suite
+    adds, see suites/tabletop/chance.py) print as `chance ...` lines under the measured ones.
     """
     table = {(row.group, row.metric): row.value for row in rows}
 
@@ -118,13 +127,19 @@ def table1(rows: Sequence[MetricRow]) -> str:
     head1 = " " * 20 + " | ".join(f"{name:^27}" for name in (*SCENES, "mean over scenes"))
     head2 = " " * 20 + " | ".join(" ".join(f"{lv:>6}" for lv in LEVELS) for _ in range(len(SCENES) + 1))
     lines = ["Table 1 layout (task macro, %)", head1, head2]
-    for metric in METRICS:
-        blocks = [" ".join(f"{cell(table.get((f'{s} / {lv}', metric))):>6}" for lv in LEVELS) for s in SCENES]
-        means = []
-        for lv in LEVELS:
-            present = [v for s in SCENES if (v := table.get((f"{s} / {lv}", metric))) is not None]
-            means.append(f"{cell(sum(present) / len(present) if present else None):>6}")
-        lines.append(f"{LABELS[metric]:<20}" + " | ".join([*blocks, " ".join(means)]))
+    has_chance = any(row.group.startswith(CHANCE_PREFIX) for row in rows)
+    for prefix, labels in (("", LABELS), (CHANCE_PREFIX, CHANCE_LABELS)):
+        if prefix and not has_chance:
+            continue
+        for metric in METRICS:
+            blocks = [
+                " ".join(f"{cell(table.get((f'{prefix}{s} / {lv}', metric))):>6}" for lv in LEVELS) for s in SCENES
+            ]
+            means = []
+            for lv in LEVELS:
+                present = [v for s in SCENES if (v := table.get((f"{prefix}{s} / {lv}", metric))) is not None]
+                means.append(f"{cell(sum(present) / len(present) if present else None):>6}")
+            lines.append(f"{labels[metric]:<20}" + " | ".join([*blocks, " ".join(means)]))
     return "\n".join(lines)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from heedful.errors import ConfigError
-from heedful.suites.tabletop.grounding import PUSH_DIST, relative_target
+from heedful.suites.tabletop.grounding import PLACE_DIST, PUSH_DIST, RELATION_VECTORS, relative_target
 from heedful.suites.tabletop.model import Grounded, Layout
 from heedful.suites.tabletop.skillcalls import SkillCall
 
@@ -62,6 +62,21 @@ def program(g: Grounded, layout: Layout) -> list[SkillCall]:
             home,
         ]
     raise ConfigError(f"the expert has no program for action {g.action!r}")
+
+
+def branch_program(g: Grounded, layout: Layout) -> list[SkillCall]:
+    """The expert program of a (training) branch in `layout`, as the `blind` agent and the chance level
+    run it: a relative placement whose usual point is taken goes to that point anyway (the skill then
+    reports it occupied), as a policy copying the motion would."""
+    try:
+        return program(g, layout)
+    except ConfigError:
+        if g.action != "place_relative" or g.target is None or g.relation is None:
+            raise
+        anchor = layout.obj(g.target)
+        vx, vy = RELATION_VECTORS["right_of" if g.relation == "beside" else g.relation]
+        point = {"x": anchor.x + vx * PLACE_DIST, "y": anchor.y + vy * PLACE_DIST}
+        return [_call("pick", object=g.source), SkillCall(skill="place_at", args=point), _call("go_home")]
 
 
 def route_waypoints(g: Grounded, layout: Layout) -> list[list[float]]:

@@ -202,6 +202,7 @@ def _ground_goal(goal: Goal, layout: Layout) -> Grounded:
         direction=goal.direction,
         allowed_bars=allowed,
         barrier=barrier,
+        route_mode=goal.route.mode if goal.route is not None else None,
         yaw_deg=yaw,
     )
 

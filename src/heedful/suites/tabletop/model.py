@@ -123,6 +123,9 @@ class Grounded(BaseModel):
     direction: Direction | None = None
     allowed_bars: tuple[str, ...] = ()
     barrier: tuple[str, ...] = ()
+    route_mode: Literal["via", "avoid"] | None = Field(
+        default=None, description="via: pass over an allowed bar; avoid: pass anywhere but over a forbidden one."
+    )
     yaw_deg: float | None = None
     branch: Literal["then", "else"] | None = None
 

@@ -1,13 +1,34 @@
 """Stage-wise Intent / Execution scoring and the Completion criterion (RoboFollow, REFERENCES section 1).
 
-Stages and weights: source 0.8 for pickup-only tasks, else 0.4 (0.3 in scene 3); the action stage 0.4
-(0.3 in scene 3; a sequence's second pickup); finish 0.2, or in scene 3 orientation 0.4.
+Intent is the semantic choice at each stage (which object, which target, which direction or route);
+Execution the physical sub-goal of that stage. The stage rules, with worked examples, are in `stages.py`
+(approach, source, finish), `placement.py` (placements, push, sequence, scene 3 label and orientation)
+and `route.py`.
+
+Stages and weights: source 0.8 for pickup-only tasks, else 0.4; the action stage 0.4 (a sequence's
+second pickup); finish 0.2. Scene 3 is re-weighted: its blue bar is the only object that can be carried,
+so choosing it is no choice and the source stage weighs 0 (it still gates: nothing counts before the
+bar is grasped); the three choices a scene 3 instruction makes carry the weight: route 0.3, label 0.3
+(which label the bar is taken to), orientation 0.4. (REFERENCES gives source 0.3 / route 0.3 /
+orientation 0.4 with the label inside orientation: that made 0.3 free for any agent, finding 5.)
+
 Gates: a stage's intent counts only if every earlier stage's intent is full; its execution only if every
-earlier intent and execution, and its own intent, are full. Completion is a binary, action-dependent
-test of the final state: pickups and sequences need intent and execution both >= 0.8 (RoboFollow's rule);
-a placement needs the object where the action puts it at the end of the trial (relation, stack, bowl,
-slot), a push a final displacement >= 0.02 m within 45 degrees; scene 3 needs the bar resting on the label
-within 20 degrees and, since the final state cannot show a route, the route followed (route intent).
+earlier intent and execution, and its own intent, are full. Worked examples:
+  - "put the red cube in the green bowl", carried toward the bowl and dropped halfway, then home:
+    source (0.4) intent and execution; bowl intent (headed for it) but no execution; finish intent
+    (its execution is gated off): Intent 1.0, Execution 0.4, not complete;
+  - the same cube put in the yellow bowl instead: bowl intent False, so finish intent is gated off:
+    Intent 0.4, Execution 0.4;
+  - "pick up the red cube", fingers brought to it but never closed: Intent 0.8, Execution 0;
+  - scene 3, right route and yaw to the wrong label: source 0 + route 0.3; label intent False gates the
+    orientation off: Intent 0.3 (was 0.6).
+
+Completion is a binary, action-dependent test of the final state: pickups and sequences need intent and
+execution both >= 0.8 (RoboFollow's rule; with the held-to-the-end execution above, a dropped object
+fails); a placement needs the object where the action puts it at the end of the trial (relation, stack,
+bowl, slot), a push a final displacement >= 0.02 m within 45 degrees; scene 3 needs the bar resting on
+the label within 20 degrees and, since the final state cannot show a route, the route followed (route
+intent). Example: a bowl placement undone at the end (taken out again) is not complete.
 """
 
 from __future__ import annotations
@@ -19,22 +40,21 @@ import numpy as np
 from heedful.sims.tabletop.recorder import Trajectory
 from heedful.suites.tabletop.grounding import DIRECTION_VECTORS, angle_deg, relation_satisfied
 from heedful.suites.tabletop.model import Grounded, Layout
-from heedful.suites.tabletop.route import route_stage
-from heedful.suites.tabletop.stages import (
-    StageVerdict,
-    Track,
+from heedful.suites.tabletop.placement import (
     bowl_stage,
-    finish_stage,
+    label_stage,
     on_label,
     orientation_stage,
+    push_source,
     push_stage,
     relative_stage,
     second_stage,
     slot_stage,
-    source_stage,
     stack_stage,
     yaw_error_deg,
 )
+from heedful.suites.tabletop.route import route_stage
+from heedful.suites.tabletop.stages import StageVerdict, Track, finish_stage, source_stage
 
 FULL = 1.0 - 1e-9
 
@@ -51,6 +71,11 @@ class StageScore:
     raw_execution: bool
     detail: str
 
+    def __post_init__(self) -> None:
+        for name in ("intent", "execution", "raw_intent", "raw_execution"):
+            object.__setattr__(self, name, bool(getattr(self, name)))
+        object.__setattr__(self, "weight", float(self.weight))
+
 
 @dataclass(frozen=True)
 class TrialScore:
@@ -61,6 +86,13 @@ class TrialScore:
     complete: bool
     stages: tuple[StageScore, ...]
     completion_detail: str
+
+    def __post_init__(self) -> None:
+        # Plain Python types by construction: records are serialized as JSON (finding 1 of issue 12).
+        object.__setattr__(self, "intent", float(self.intent))
+        object.__setattr__(self, "execution", float(self.execution))
+        object.__setattr__(self, "complete", bool(self.complete))
+        object.__setattr__(self, "completion_detail", str(self.completion_detail))
 
     @property
     def failed_stage(self) -> tuple[str, str] | None:
@@ -102,12 +134,18 @@ class TrialScore:
 
 def raw_stages(tr: Track, g: Grounded, scene: int) -> list[StageVerdict]:
     """The task's stages, ungated."""
-    s3 = scene == 3
     lift = 0.03 if (scene == 2 and g.action == "pickup") else 0.01
     if g.action == "pickup":
         return [source_stage(tr, g, 0.8, lift), finish_stage(tr, g, 0.2)]
-    w = 0.3 if s3 else 0.4
-    stages = [source_stage(tr, g, w, lift)]
+    if g.action == "route_place":
+        return [
+            source_stage(tr, g, 0.0, lift),
+            route_stage(tr, g, 0.3),
+            label_stage(tr, g, 0.3),
+            orientation_stage(tr, g, 0.4),
+        ]
+    w = 0.4
+    stages = [push_source(tr, g, w) if g.action == "push" else source_stage(tr, g, w, lift)]
     if g.action == "place_relative":
         stages.append(relative_stage(tr, g, w))
     elif g.action == "stack":
@@ -121,9 +159,7 @@ def raw_stages(tr: Track, g: Grounded, scene: int) -> list[StageVerdict]:
         stages.append(slot_stage(tr, g, w))
     elif g.action == "sequence_pickups":
         stages.append(second_stage(tr, g, w))
-    elif g.action == "route_place":
-        stages.append(route_stage(tr, g, w))
-    stages.append(orientation_stage(tr, g, 0.4) if s3 else finish_stage(tr, g, 0.2))
+    stages.append(finish_stage(tr, g, 0.2))
     return stages
 
 
@@ -189,6 +225,6 @@ def completion(
         return off <= 0.05 and bottom <= 0.02, f"final: {off:.3f} m from the slot's center"
     route_ok = any(s.name == "route" and s.raw_intent for s in stages)
     err = yaw_error_deg(tr.yaw(g.source, last), g.yaw_deg or 0.0)
-    placed = on_label(tr, g.source, g.target, last, 0.0) and bottom <= 0.02
+    placed = on_label(tr, src, g.target, last, 0.0) and bottom <= 0.02
     ok = placed and err <= 20.0 and route_ok
     return ok, f"final: on {g.target}: {placed}, yaw error {err:.0f} deg, route followed: {route_ok}"

@@ -171,10 +171,12 @@ class TabletopSuite:
 
     def report(self, records: Sequence[Record], options: dict[str, Any]) -> list[MetricRow]:
         from heedful.metrics.tabletop import tabletop_metrics
+        from heedful.suites.tabletop.chance import chance_rows
 
-        return tabletop_metrics(
+        rows = tabletop_metrics(
             records, resamples=int(options.get("resamples", 10_000)), seed=int(options.get("seed", 0))
         )
+        return rows + chance_rows(records)
 
     def render_report(self, rows: Sequence[MetricRow], title: str) -> str:
         """The metric table, then the paper's Table 1 layout (scenes x levels)."""
