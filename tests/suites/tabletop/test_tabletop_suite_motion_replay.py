@@ -78,9 +78,8 @@ def test_the_nearest_training_instruction_matcher_replayed_in_mujoco_scores_at_m
 ) -> None:
     """The string-matching cheat in the simulator, on L2 (training layouts): the nearest training phrasing
     of the same scene picks a training task, whose expert actions are replayed. Its completions match the
-    judgement from grounded positions (`training_motion_fits`) task by task, but for pickup tasks that a
-    replayed placement completes: the scorer still credits a pickup whose object is put down again (issue
-    12, finding 3, fixed on the scoring side), which the judgement from positions does not."""
+    judgement from grounded positions (`training_motion_fits`) task by task, pickups included (the scorer
+    no longer credits a pickup whose object is put down again, issue 12 finding 3)."""
     train = {t.label: t for t in training_tasks()}
     done: Counter[int] = Counter()
     total: Counter[int] = Counter()
@@ -93,7 +92,7 @@ def test_the_nearest_training_instruction_matcher_replayed_in_mujoco_scores_at_m
         total[task.scene] += 1
         done[task.scene] += complete
         fits = training_motion_fits(matched.grounded, matched.layout, task.grounded, task.layout)
-        if complete != fits and not (complete and task.action == "pickup"):
+        if complete != fits:
             disagree.append(task.task)
     assert disagree == []
     assert all(done[s] <= total[s] / 2 for s in total), (done, total)  # S2 was 68 of 68 before the rework
