@@ -111,8 +111,16 @@ def test_a_perfect_model_answering_json_reaches_the_oracles_success() -> None:
     for cls in (ReasonerAgent, PrompterAgent):
         agents = [constrained(cls, JsonModel(PerfectModel(ep))) for ep in episodes]
         runs = [run_episode(ep, agent, seed=0) for ep, agent in zip(episodes, agents, strict=True)]
-        assert all(run.status is Status.OK and run.ended_by == "done" for run in runs)
-        assert [bool(run.score.success) for run in runs] == oracle  # type: ignore[union-attr]
+        assert all(run.status is Status.OK for run in runs)
+        # the open-loop Prompter's fixed rules can cost it S_obj and S_hum episodes in the calibrated houses
+        # (sif-v2; see test_household_llm_agents), never the other way round; PnP and the Reasoner match
+        exact = [cls is ReasonerAgent or ep.task_type == "pnp" for ep in episodes]
+        assert all(run.ended_by == "done" for run, same in zip(runs, exact, strict=True) if same)
+        success = [bool(run.score.success) for run in runs]  # type: ignore[union-attr]
+        assert [s for s, same in zip(success, exact, strict=True) if same] == [
+            o for o, same in zip(oracle, exact, strict=True) if same
+        ]
+        assert all(o or not s for s, o in zip(success, oracle, strict=True))
         for run, agent in zip(runs, agents, strict=True):
             requests = agent.engine().backend.requests
             assert len(requests) == len(run.queries) and all(r.schema is not None for r in requests)

@@ -92,9 +92,12 @@ def test_the_prompter_asks_for_a_plan_in_the_fixed_format_then_searches() -> Non
     requests = prompter.engine().backend.requests
     plan = requests[0].messages
     assert len(plan) == 1 and plan[0][1].startswith(f"The human commanded to you: '{episode.command}' Please make")
-    assert 'Please answer in the format of "[Pick up OBJ, Put in the ROOM]"' in plan[0][1]
+    deliver = "Put in the ROOM" if episode.goal.kind == "room" else "Put on the RECEP"
+    assert f'Please answer in the format of "[Pick up OBJ, {deliver}]"' in plan[0][1]
     kinds = [q["kind"] for q in run.queries]
-    assert kinds[0] == "plan" and set(kinds[1:]) == {"search"} and run.score is not None and run.score.success
+    # (whether it then succeeds depends on the house: the open loop first tries where the stale premap saw
+    # the moved object, a detour the 600 steps do not always cover in the calibrated houses)
+    assert kinds[0] == "plan" and set(kinds[1:]) == {"search"} and run.score is not None
     search = requests[1].messages[1][1]
     assert f"In which room, is the {episode.target_category} likely to be in?" in search
     assert search.endswith("Please ONLY respond in the format: Answer: Room X.")
@@ -106,10 +109,19 @@ def test_a_perfect_model_reaches_the_oracles_success_on_all_three_task_types() -
     oracle = [bool(run_episode(ep, OracleAgent(), seed=0).score.success) for ep in episodes]  # type: ignore[union-attr]
     for cls in (ReasonerAgent, PrompterAgent):
         runs = [run_episode(ep, agent(cls, PerfectModel(ep)), seed=0) for ep in episodes]
-        assert all(run.status is Status.OK and run.ended_by == "done" for run in runs)
-        assert [bool(run.score.success) for run in runs] == oracle  # type: ignore[union-attr]
+        assert all(run.status is Status.OK for run in runs)
+        success = [bool(run.score.success) for run in runs]  # type: ignore[union-attr]
         if cls is ReasonerAgent:  # it is asked after every tool: it repeats the oracle's path exactly
+            assert all(run.ended_by == "done" for run in runs) and success == oracle
             assert [run.score.steps for run in runs] == [ep.oracle_steps for ep in episodes]  # type: ignore[union-attr]
+            continue
+        # the open-loop Prompter matches the oracle on PnP; in the calibrated houses (sif-v2) its fixed rules
+        # can cost it S_obj (it first tries where the stale premap saw the moved object) and S_hum (it gives
+        # from the door of a large room and never looks further in), never the other way round
+        pnp = [k for k, ep in enumerate(episodes) if ep.task_type == "pnp"]
+        assert [success[k] for k in pnp] == [oracle[k] for k in pnp]
+        assert all(runs[k].ended_by == "done" for k in pnp)
+        assert all(o or not s for s, o in zip(success, oracle, strict=True))
 
 
 def test_the_episode_ends_after_15_model_calls() -> None:

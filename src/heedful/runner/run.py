@@ -238,6 +238,12 @@ def _resumed_manifest(
     differing = spec_differences(
         _without_session_args(stored.spec, session_args), _without_session_args(spec, session_args)
     )
+    if "suite_version" in differing:
+        raise RunError(
+            f"cannot resume {run_dir}: it holds a {stored.spec.suite_version} run, but this heedful runs "
+            f"{spec.suite_version} (the benchmark was regenerated, so the records would not be comparable); "
+            "start a new run with another --out"
+        )
     if differing:
         old, new = stored.spec.model_dump(mode="json"), spec.model_dump(mode="json")
         details = "; ".join(f"{name}: stored {old[name]!r}, requested {new[name]!r}" for name in differing)

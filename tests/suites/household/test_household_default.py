@@ -1,4 +1,5 @@
-"""The default benchmark (480 episodes): counts, determinism, oracle solves all, commonsense pattern."""
+"""The default benchmark (480 episodes): counts, determinism, oracle solves all, the calibrated world
+(house statistics, sound clear / ambiguous labels) and the cost of ignoring the human."""
 
 from __future__ import annotations
 
@@ -9,9 +10,12 @@ import pytest
 
 from heedful.agents.household import CommonsenseAgent, OracleAgent
 from heedful.suites.episode_files import content_hash
+from heedful.suites.household.language import rooms_fitting
 from heedful.suites.household.model import HouseholdEpisode
 from heedful.suites.household.rollout import run_episode
 from heedful.suites.household.suite import HouseholdSuite
+from heedful.suites.household.tasks import place_of, room_facts
+from heedful.suites.household.world_stats import world_statistics
 
 pytestmark = pytest.mark.slow
 
@@ -34,8 +38,12 @@ def test_default_counts(default_household: list[HouseholdEpisode]) -> None:
 
 
 def test_default_is_byte_identical_for_the_same_seed(default_household: list[HouseholdEpisode]) -> None:
-    again = HouseholdSuite().generate(0)
-    assert content_hash(again) == content_hash(default_household)
+    # every slot draws from its own generator, so a smaller regeneration must repeat the default's first
+    # slots byte for byte (houses, exploration and tasks all regenerated; a second full run costs minutes)
+    again = HouseholdSuite().generate(0, {"per_split_type": 2})
+    slots = {ep.episode_id for ep in again}
+    assert len(again) == 24
+    assert content_hash(again) == content_hash([ep for ep in default_household if ep.episode_id in slots])
 
 
 def test_oracle_solves_every_default_episode(default_household: list[HouseholdEpisode]) -> None:
@@ -45,13 +53,52 @@ def test_oracle_solves_every_default_episode(default_household: list[HouseholdEp
         assert result.score.steps == episode.oracle_steps, episode.episode_id
 
 
-def test_commonsense_does_worse_on_situated_tasks(default_household: list[HouseholdEpisode]) -> None:
-    spl: dict[str, list[float]] = {"pnp": [], "s_obj": [], "s_hum": []}
+def test_ignoring_the_human_costs_on_ambiguous_situated_tasks(default_household: list[HouseholdEpisode]) -> None:
+    # the calibration target (issue 14): common sense solves PnP and the clear tasks, but an agent blind
+    # to the human loses at least 15 points of SR on ambiguous S_obj and S_hum (the paper's Reasoner with
+    # oracle perception: SR 88 / 74 / 52 on PnP / S_obj / S_hum)
+    success: dict[str, list[float]] = {}
+    spl: dict[str, list[float]] = {}
     for episode in default_household:
         result = run_episode(episode, CommonsenseAgent(), seed=0)
         assert result.score is not None
-        spl[episode.task_type].append(result.score.spl)
-    mean = {kind: float(np.mean(values)) for kind, values in spl.items()}
-    assert mean["pnp"] > 0.9
-    assert mean["pnp"] - mean["s_obj"] > 0.05
-    assert mean["pnp"] - mean["s_hum"] > 0.05
+        key = episode.task_type if episode.ambiguous is None else f"{episode.task_type}/{episode.ambiguous}"
+        success.setdefault(key, []).append(float(result.score.success))
+        spl.setdefault(key, []).append(result.score.spl)
+    sr = {key: float(np.mean(values)) for key, values in success.items()}
+    assert sr["pnp"] >= 0.95 and float(np.mean(spl["pnp"])) >= 0.9
+    assert sr["s_obj/False"] >= 0.95 and sr["s_hum/False"] >= 0.95
+    assert sr["pnp"] - sr["s_obj/True"] >= 0.15
+    assert sr["pnp"] - sr["s_hum/True"] >= 0.15
+    assert float(np.mean(spl["s_obj/True"])) < 0.8 and float(np.mean(spl["s_hum/True"])) < 0.8
+
+
+def test_calibrated_world_statistics(default_household: list[HouseholdEpisode]) -> None:
+    stats = world_statistics(default_household)
+    house, human, oracle = stats["house"], stats["human"], stats["oracle"]
+    assert house["rooms"]["min"] >= 9 and house["rooms"]["max"] <= 14 and house["rooms"]["mean"] >= 10.5
+    assert house["most_rooms_of_one_function"]["min"] >= 2 and house["most_rooms_of_one_function"]["mean"] >= 2.8
+    assert 80 <= house["room_to_room_forward_steps"]["mean"] <= 140  # Listing 1: a leg of ~100 steps
+    ambiguous = stats["fitting_rooms"]["ambiguous"]
+    several = ambiguous.get("3", 0) + ambiguous.get("4+", 0)
+    assert sum(ambiguous.values()) == 160 and several >= 0.85 * 160 and "1" not in ambiguous
+    assert stats["fitting_rooms"]["clear"] == {"1": 160}
+    assert human["walk_m"]["min"] >= 8.0 and human["walk_m"]["max"] <= 32.0
+    assert human["still_walking_when_oracle_delivers"] >= 0.4  # where the human goes matters
+    assert oracle["limit_over_mean"] <= 3.0 and oracle["steps"]["all"]["max"] < 600
+
+
+def test_clear_and_ambiguous_labels_follow_the_true_room_facts(default_household: list[HouseholdEpisode]) -> None:
+    for ep in default_household:
+        if ep.task_type == "pnp":
+            continue
+        facts = room_facts(ep.house)
+        if ep.task_type == "s_obj":
+            target = next(r for r in ep.relocations if r.category == ep.target_category)
+            place, true_room = target.place, ep.house.receptacle(target.to_receptacle).room
+        else:
+            assert ep.human.place is not None
+            place, true_room = ep.human.place, ep.human.destination_room
+        fits = rooms_fitting(place_of(place), facts)
+        assert fits == ep.candidate_rooms and true_room in fits, ep.episode_id
+        assert ep.ambiguous == (len(fits) > 1), ep.episode_id

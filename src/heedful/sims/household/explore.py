@@ -13,9 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from heedful.errors import GenerationError
-from heedful.sims.household.fields import disk, distance_field
+from heedful.sims.household.fields import Field, disk, distance_field
 from heedful.sims.household.grid import BoolArray
-from heedful.sims.household.navigate import navigate
+from heedful.sims.household.navigate import field_here, navigate
 from heedful.sims.household.sim import HouseSim
 from heedful.sims.household.vision import HEADINGS, view_cells
 
@@ -24,6 +24,8 @@ FRONTIER_REACH = 2
 """Planner-free cells within this many cells of an unseen cell are frontier targets."""
 
 REPLAN_EVERY = 12
+FRONTIER_REACH_M = 8.0
+"""Fast marching to the frontier stops at this travel cost unless the agent is further away."""
 EXHAUSTED_RADIUS = 0.5
 MAX_EXPLORE_STEPS = 6000
 
@@ -76,6 +78,15 @@ def spin(sim: HouseSim) -> None:
         sim.turn(1)
 
 
+def _frontier_field(sim: HouseSim, targets: BoolArray) -> Field:
+    """The field to the frontier, solved only as far as needed: where the agent stands well inside
+    FRONTIER_REACH, every value the next REPLAN_EVERY steps read equals the full solution's."""
+    near = distance_field(sim.grid, targets, reach=FRONTIER_REACH_M)
+    if field_here(sim, near) <= FRONTIER_REACH_M - 1.5:
+        return near
+    return distance_field(sim.grid, targets)
+
+
 def explore(sim: HouseSim) -> ExplorationResult:
     """Explore until no reachable frontier is left; returns the steps used and the coverage.
 
@@ -89,7 +100,7 @@ def explore(sim: HouseSim) -> ExplorationResult:
         targets = tracker.frontier_targets() & ~exhausted
         if not targets.any():
             break
-        field = distance_field(sim.grid, targets)
+        field = _frontier_field(sim, targets)
         r, c = sim.grid.index(sim.pose.x, sim.pose.y)
         if not np.isfinite(field[r, c]):
             break

@@ -1,9 +1,22 @@
-"""Seeded procedural floor plans: a footprint split into 5-10 rectangular rooms, doors, functions, colours.
+"""Seeded procedural floor plans: a footprint split into 9-14 rectangular rooms, doors, functions, colours.
 
 Rooms come from a binary space partition of the footprint; doors join adjacent rooms along a random
 spanning tree plus a few extra connections. Functions follow Table A.1: every house has a living room,
-a kitchen, a bedroom and a bathroom, and most houses repeat a function (two bedrooms, two bathrooms, ...),
+a kitchen, a bedroom and a bathroom, and houses repeat functions (up to four bedrooms, three bathrooms),
 the source of ambiguity. Larger functions get larger rooms.
+
+Where the numbers come from (the paper's houses are HSSD scenes; it states no sizes, so its prompts are
+the evidence, `heedful.suites.household.world_stats` measures ours beside them):
+
+- 9-14 rooms (`house.MIN_ROOMS`, `MAX_ROOMS`): the paper's larger example houses map 8 and 9 rooms
+  (Listings 2 and 4), and those repeat a function three times (toilets in rooms 5, 6, 7; beds in rooms
+  1, 3, 4), which needs that many rooms and more besides the four base functions; hence `MAX_COPIES`.
+- `AREA_PER_ROOM` (28-42 m2 of footprint per room, walls and doorways included): sets the mean geodesic
+  leg between two rooms to about 100 forward steps of 0.17 m, the leg of Listing 1 (room 2 to room 0,
+  t = 24 -> 125); Listing 2's human walks 60 steps (4.8 m) inside one room, so rooms are several meters
+  across (`MIN_SIDE`).
+- `EXTRA_DOOR_PROBABILITY` is our choice, not the paper's: few loops, so that routes between rooms run
+  through the door tree as in houses built around hallways.
 """
 
 from __future__ import annotations
@@ -16,10 +29,12 @@ from heedful.errors import GenerationError
 from heedful.sims.household.model import DoorSpec, Rect, RoomSpec
 from heedful.sims.household.vocab import ROOM_FUNCTIONS, SIZE_RANK, WALL_COLOURS
 
-MIN_SIDE = 2.6
-"""Smallest room side in meters."""
+MIN_SIDE = 3.0
+"""Smallest room side in meters (bathrooms and dressing rooms get the small rooms)."""
 
 SNAP = 0.1
+AREA_PER_ROOM = (28.0, 42.0)
+"""Footprint area per room (m2), drawn once per house: room-to-room legs of ~100 steps (Listing 1)."""
 BASE_FUNCTIONS = ("living room", "kitchen", "bedroom", "bathroom")
 EXTRA_WEIGHTS: dict[str, float] = {
     "bedroom": 2.5,
@@ -32,13 +47,14 @@ EXTRA_WEIGHTS: dict[str, float] = {
     "living room": 1.0,
     "kitchen": 0.5,
 }
-MAX_COPIES: dict[str, int] = {"bedroom": 3, "bathroom": 2, "living room": 2}
-"""How many rooms of one function a house may have (1 for functions not listed)."""
+MAX_COPIES: dict[str, int] = {"bedroom": 4, "bathroom": 3, "living room": 2, "study room": 2}
+"""How many rooms of one function a house may have (1 for functions not listed); three and more as in
+Listings 2 and 4, so that an ambiguous phrase usually fits three rooms or more."""
 
 REPEAT_PROBABILITY = 0.75
 """Chance that a house is forced to repeat a function when its random draw did not."""
 
-EXTRA_DOOR_PROBABILITY = 0.25
+EXTRA_DOOR_PROBABILITY = 0.1
 DOOR_END_MARGIN = 0.3
 
 
@@ -52,7 +68,7 @@ def split_footprint(rng: np.random.Generator, n_rooms: int) -> tuple[float, floa
     Raises:
         GenerationError: The footprint cannot be split into that many rooms of at least MIN_SIDE.
     """
-    area = n_rooms * float(rng.uniform(11.0, 17.0))
+    area = n_rooms * float(rng.uniform(AREA_PER_ROOM[0], AREA_PER_ROOM[1]))
     aspect = float(rng.uniform(1.1, 1.6))
     width = _snap(math.sqrt(area * aspect))
     depth = _snap(area / width)

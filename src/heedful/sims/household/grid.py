@@ -79,7 +79,8 @@ class Grid:
         r = np.floor(ys / self.cell).astype(np.intp)
         c = np.floor(xs / self.cell).astype(np.intp)
         inside = (r >= 0) & (r < rows) & (c >= 0) & (c < cols)
-        return np.clip(r, 0, rows - 1), np.clip(c, 0, cols - 1), inside
+        # minimum / maximum instead of np.clip: the same values without np.clip's per-call overhead (hot path)
+        return np.minimum(np.maximum(r, 0), rows - 1), np.minimum(np.maximum(c, 0), cols - 1), inside
 
     def centre(self, row: int, col: int) -> tuple[float, float]:
         return ((col + 0.5) * self.cell, (row + 0.5) * self.cell)

@@ -11,6 +11,7 @@ from heedful.sims.household.floorplan import assign_rooms, choose_functions, pla
 from heedful.sims.household.furnish import furnish_room, object_categories, place_objects
 from heedful.sims.household.grid import BoolArray, Grid, rasterize
 from heedful.sims.household.model import HouseSpec, ReceptacleSpec, Rect
+from heedful.sims.household.vision import RANGE_M
 from heedful.sims.household.vocab import FURNITURE
 
 MARGIN = 0.5
@@ -19,7 +20,13 @@ DOOR_WIDTH = 1.0
 REACH_NAV = 1.3
 """Planner-free cells this close to a receptacle count as places to reach it from (grab / put reach 2 m)."""
 
-MIN_ROOMS, MAX_ROOMS = 5, 10
+VIEW_REACH = RANGE_M - 0.2
+"""Every receptacle lies this close to its room's viewpoint, so one look around sees all of it."""
+
+MIN_ROOMS, MAX_ROOMS = 9, 14
+"""Rooms per house: the paper's larger example houses (8 and 9 rooms, Listings 2 and 4) and more, so that
+functions repeat three or four times beside the four base functions (see `floorplan`); at most as many
+rooms as there are wall colours."""
 HOUSE_TRIES = 30
 
 
@@ -93,12 +100,35 @@ def reach_cells(grid: Grid, rect: Rect, room: int, reachable: BoolArray, radius:
     return mask
 
 
+def room_viewpoint(grid: Grid, house: HouseSpec, room: int) -> tuple[float, float]:
+    """The planner-free cell of `room` nearest to its centre (where Explore Room looks around).
+
+    Raises:
+        GenerationError: The room has no planner-free cell.
+    """
+    rows, cols = np.nonzero(grid.room_mask(room) & grid.plan_free)
+    if rows.size == 0:
+        raise GenerationError(f"room {room} has no free floor")
+    cx, cy = house.rooms[room].rect.center
+    xs, ys = (cols + 0.5) * grid.cell, (rows + 0.5) * grid.cell
+    k = int(np.argmin((xs - cx) ** 2 + (ys - cy) ** 2))
+    return (float(xs[k]), float(ys[k]))
+
+
+def _farthest_corner(rect: Rect, x: float, y: float) -> float:
+    return max(float(np.hypot(px - x, py - y)) for px in (rect.x0, rect.x1) for py in (rect.y0, rect.y1))
+
+
 def _check_rooms(house: HouseSpec, grid: Grid, reachable: BoolArray, kept: list[ReceptacleSpec]) -> None:
     for room in house.rooms:
         in_room = grid.room == room.index
         free = (in_room & grid.plan_free).sum()
         if free == 0 or (in_room & reachable).sum() < 0.7 * free:
             raise GenerationError(f"room {room.index} ({room.function}) is mostly unreachable")
+        # Explore Room looks around from the viewpoint: every piece of furniture must lie within sight range
+        vx, vy = room_viewpoint(grid, house, room.index)
+        if any(_farthest_corner(rec.rect, vx, vy) > VIEW_REACH for rec in kept if rec.room == room.index):
+            raise GenerationError(f"room {room.index} ({room.function}) is too long to scan from its middle")
         have = {rec.category for rec in kept if rec.room == room.index}
         required = {cat for cat, p in FURNITURE[room.function] if p >= 1.0}
         if not required <= have:

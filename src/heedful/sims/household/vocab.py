@@ -54,14 +54,19 @@ FURNITURE: dict[str, tuple[tuple[str, float], ...]] = {
     "living room": (("couch", 1.0), ("table", 0.7), ("chair", 0.5), ("shelves", 0.5), ("cabinet", 0.2)),
     "bedroom": (("bed", 1.0), ("cabinet", 0.5), ("shelves", 0.4), ("chair", 0.4), ("table", 0.3)),
     "kitchen": (("counter", 1.0), ("fridge", 1.0), ("cabinet", 0.6), ("table", 0.4), ("chair", 0.3)),
-    "dining room": (("table", 1.0), ("chair", 1.0), ("cabinet", 0.5), ("shelves", 0.3)),
+    "dining room": (("table", 1.0), ("chair", 1.0), ("cabinet", 0.5)),
     "bathroom": (("toilet", 1.0), ("bathtub", 0.6), ("counter", 0.6), ("cabinet", 0.3)),
-    "garage": (("shelves", 1.0), ("bench", 0.6), ("cabinet", 0.5)),
+    "garage": (("shelves", 1.0), ("bench", 1.0), ("cabinet", 0.3)),
     "empty room": (("bench", 1.0),),
-    "dressing room": (("shelves", 1.0), ("cabinet", 0.6), ("bench", 0.5), ("chair", 0.4)),
-    "study room": (("table", 1.0), ("chair", 1.0), ("shelves", 0.7)),
+    "dressing room": (("shelves", 1.0), ("cabinet", 1.0), ("chair", 0.4)),
+    "study room": (("table", 1.0), ("chair", 1.0), ("shelves", 1.0)),
 }
-"""Receptacle priors: (receptacle, probability that a room of this function holds one)."""
+"""Receptacle priors: (receptacle, probability that a room of this function holds one).
+
+The required pieces (1.0) tell every function apart, whatever optional pieces a room also gets (a dressing
+room has shelves and a cabinet, a garage shelves and a bench, a study room a table, chairs and shelves, a
+dining room no shelves): the paper's PnP is solvable by common sense, so a room's furniture must name its
+function, and ambiguity comes only from repeated functions."""
 
 SIZES: dict[str, tuple[float, float]] = {
     "bed": (2.0, 1.5),
@@ -107,6 +112,8 @@ WALL_COLOURS: tuple[str, ...] = (
     "purple",
     "brown",
     "teal",
+    "cream",
+    "lilac",
 )
 """Grounding details: the wall colour of each room (distinct within a house)."""
 
@@ -123,4 +130,6 @@ COLOUR_RGB: dict[str, tuple[int, int, int]] = {
     "purple": (220, 205, 240),
     "brown": (215, 195, 170),
     "teal": (180, 230, 225),
+    "cream": (250, 245, 225),
+    "lilac": (225, 215, 245),
 }

@@ -6,16 +6,42 @@ statistics, and how many candidate tasks the filters of Appendix 0.A.1 rejected,
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from heedful.errors import DatasetError
 from heedful.sims.household.vocab import OBJECT_CATEGORIES
-from heedful.suites.episode_files import read_episodes, write_dataset
+from heedful.suites.episode_files import EPISODES_FILE, SUMMARY_FILE, read_episodes, write_dataset
 from heedful.suites.household.model import HouseholdEpisode
 
 DATASET_FORMAT = "heedful-household-dataset/1"
+SUITE_VERSION = "household/sif-v2"
+"""The benchmark's version: v2 is the world calibrated to the paper's scale (larger houses, several rooms of
+one function, long human walks); v1 datasets and runs are refused rather than mixed with it."""
+
+
+def check_version(path: Path, version: str) -> None:
+    """Refuse a dataset directory whose `dataset.json` names another benchmark version.
+
+    Raises:
+        DatasetError: naming both versions and how to regenerate.
+    """
+    summary = path / SUMMARY_FILE if path.is_dir() else path.parent / SUMMARY_FILE
+    if not summary.is_file() or not (path.is_dir() or path.name == EPISODES_FILE):
+        return  # an episodes file of your own (or a directory without a summary) carries no version
+    try:
+        stored = json.loads(summary.read_text(encoding="utf-8")).get("version")
+    except (json.JSONDecodeError, AttributeError):
+        raise DatasetError(f"{summary} is not a valid dataset summary (JSON object)") from None
+    if stored is not None and stored != version:
+        raise DatasetError(
+            f"{summary.parent} holds {stored} episodes, but this heedful runs {version} (a regenerated world: "
+            f"results would not be comparable); regenerate with `heedful generate household --out DIR`, "
+            "or use the heedful release that made it"
+        )
 
 
 def summarize(episodes: Sequence[HouseholdEpisode]) -> dict[str, Any]:

@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from heedful.sims.household.fields import Field, cached_field, disk
+from heedful.sims.household.house import room_viewpoint
 from heedful.sims.household.model import ReceptacleSpec, Rect
 from heedful.sims.household.navigate import Pursuit, act, at_goal, navigate, turn_towards
 from heedful.sims.household.sim import StepLimitError
@@ -54,12 +55,7 @@ def room_entry_field(env: TaskEnv, room: int) -> Field:
 
 def viewpoint(env: TaskEnv, room: int) -> tuple[float, float]:
     """The planner-free cell of `room` nearest to its centre."""
-    grid, rect = env.grid, env.episode.house.rooms[room].rect
-    rows, cols = np.nonzero(grid.room_mask(room) & grid.plan_free)
-    cx, cy = rect.center
-    xs, ys = (cols + 0.5) * grid.cell, (rows + 0.5) * grid.cell
-    k = int(np.argmin((xs - cx) ** 2 + (ys - cy) ** 2))
-    return (float(xs[k]), float(ys[k]))
+    return room_viewpoint(env.grid, env.episode.house, room)
 
 
 def reach_field(env: TaskEnv, key: str, x: float, y: float, radius: float, room: int) -> Field:

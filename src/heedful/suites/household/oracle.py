@@ -2,7 +2,9 @@
 
 It reads the true state (where the target object is now, the goal, the human's destination) and issues
 the same tool calls any planner may issue. It never follows the human: in S_hum it fetches the object and
-goes straight to the human's destination room, then gives. Among several objects of the target category
+goes straight to the human's destination room, then gives (waiting there for a human still on the way;
+when the human has arrived but stands out of sight in a large room, it scans the room once first).
+Among several objects of the target category
 and several fitting goals it takes the pair with the shortest geodesic path. Its step count defines
 L_oracle for SPL.
 """
@@ -86,6 +88,17 @@ def _gave_up(env: TaskEnv) -> bool:
     return len(recent) == patience and all(not h.ok and h.action == recent[0].action for h in recent)
 
 
+def _human_out_of_sight(env: TaskEnv, room: int) -> bool:
+    """The last Give failed although the human had already arrived (so it stands out of sight in a large
+    room) and the oracle has not scanned the room yet: exploration as required (Appendix 0.D.1)."""
+    history = env.history
+    if not history or history[-1].action != "Give to Human" or history[-1].ok:
+        return False
+    if any(h.action == f"Explore Room {room}" for h in history):
+        return False
+    return env.sim.human.arrival_step <= history[-1].start_step
+
+
 def oracle_action(env: TaskEnv) -> str:
     """The oracle's next tool call."""
     plan = env.scratch.get("oracle")
@@ -111,7 +124,7 @@ def oracle_action(env: TaskEnv) -> str:
         return f"Go to Room {plan.goal_room}"
     goal = episode.goal
     if goal.kind == "human":
-        return "Give to Human"
+        return f"Explore Room {plan.goal_room}" if _human_out_of_sight(env, plan.goal_room) else "Give to Human"
     if goal.kind == "receptacle":
         return f"Put on {goal.receptacle}"
     return "Put down"

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from heedful.sims.household.house import VIEW_REACH, room_viewpoint
 from heedful.sims.household.human import plan_walk
 from heedful.suites.household import language as lang
 from heedful.suites.household.model import Goal, HumanSpec, Relocation
 from heedful.suites.household.tasks import (
+    MAX_HUMAN_WALK,
     MIN_HUMAN_WALK,
     Draft,
     HouseContext,
@@ -108,8 +110,11 @@ def sample_s_hum(ctx: HouseContext, ambiguous: bool, rng: np.random.Generator) -
     start = human_in_view(ctx, pose, rng)
     if ctx.house.room_at(*start) == destination:
         raise TaskRejectedError("human_starts_in_destination")
-    if plan_walk(ctx.grid, start, goal_point).length < MIN_HUMAN_WALK:
+    walk = plan_walk(ctx.grid, start, goal_point).length
+    if walk < MIN_HUMAN_WALK:
         raise TaskRejectedError("human_walk_too_short")
+    if walk > MAX_HUMAN_WALK:
+        raise TaskRejectedError("human_walk_too_long")
     taken = [(o.x, o.y) for o in ctx.house.objects]
     moved: list[Relocation] = distractors(ctx, category, taken, rng)
     human = HumanSpec(
@@ -134,8 +139,12 @@ def sample_s_hum(ctx: HouseContext, ambiguous: bool, rng: np.random.Generator) -
 
 
 def _room_spot(ctx: HouseContext, room: int, rng: np.random.Generator) -> tuple[float, float]:
+    """Where the human stops in a room: a free spot in sight range of the room's viewpoint."""
     grid = ctx.grid
-    rows, cols = np.nonzero(ctx.reachable & (grid.room == room) & (grid.clearance >= 0.45))
+    vx, vy = room_viewpoint(grid, ctx.house, room)
+    gx, gy = grid.centres()
+    in_sight = (gx - vx) ** 2 + (gy - vy) ** 2 <= VIEW_REACH**2
+    rows, cols = np.nonzero(ctx.reachable & (grid.room == room) & (grid.clearance >= 0.45) & in_sight)
     if rows.size == 0:
         raise TaskRejectedError("no_place_to_stand")
     k = int(rng.integers(rows.size))

@@ -12,6 +12,7 @@ from heedful.registry import suggest
 from heedful.suites.base import MetricRow, RolloutContext
 from heedful.suites.episode_files import content_hash
 from heedful.suites.household import dataset, perception
+from heedful.suites.household.dataset import SUITE_VERSION
 from heedful.suites.household.generate import generate_with_stats, parse_config
 from heedful.suites.household.model import HouseholdEpisode
 from heedful.suites.household.rollout import MAX_CALLS, EpisodeRun, run_episode
@@ -26,7 +27,7 @@ class HouseholdSuite:
     """Two-phase household tasks (PnP, S_obj, S_hum) on a 2-D metric house simulator."""
 
     name = "household"
-    version = "household/sif-v1"
+    version = SUITE_VERSION
 
     def __init__(self) -> None:
         self.last_stats: dict[str, Any] = {}
@@ -38,6 +39,7 @@ class HouseholdSuite:
         return episodes
 
     def load_dataset(self, path: Path) -> list[HouseholdEpisode]:
+        dataset.check_version(Path(path), self.version)
         return dataset.load_episodes(Path(path))
 
     def save_dataset(self, episodes: Sequence[HouseholdEpisode], out: Path, meta: dict[str, Any]) -> dict[str, Any]:

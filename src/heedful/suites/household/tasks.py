@@ -26,7 +26,16 @@ from heedful.suites.household.model import Goal, HumanSpec, PlaceSpec, Premap, R
 
 MAX_DISTRACTORS = 2
 HUMAN_VIEW_DISTANCE = (1.5, 3.0)
-MIN_HUMAN_WALK = 3.0
+MIN_HUMAN_WALK = 8.0
+"""Shortest S_hum walk (m): Listing 2's human is still walking after the Reasoner followed it for 100 steps
+(8 m at 0.08 m per step), so that where the human goes, not where it starts, decides the task."""
+MAX_HUMAN_WALK = 32.0
+"""Longest walk (m), 400 steps: the human arrives with a third of the 600-step limit left (our choice)."""
+AMBIGUOUS_PREFERRED_FITS = 3
+"""An ambiguous phrase fits this many rooms or more, like the three toilets and three beds of Listings 2
+and 4 or the five rooms the human may be walking towards in Listing 2 ..."""
+TWO_ROOM_SHARE = 0.3
+"""... except in this share of the draws where the chosen room has no such phrase (then two rooms fit)."""
 
 
 class TaskRejectedError(Exception):
@@ -112,6 +121,13 @@ def choose_phrase(
             options.append((place, fits))
     if not options:
         raise TaskRejectedError("no_phrase")
+    if ambiguous:
+        # "several" fitting rooms, as in the paper's houses (three toilets, three to five beds in Listings 2
+        # and 4); two only now and then, where the room has no phrase that fits three or more
+        several = [o for o in options if len(o[1]) >= AMBIGUOUS_PREFERRED_FITS]
+        if not several and rng.random() >= TWO_ROOM_SHARE:
+            raise TaskRejectedError("two_fitting_rooms")
+        options = several or options
     kinds = sorted({p.kind for p, _ in options})
     kind = kinds[int(rng.integers(len(kinds)))]  # kinds first, so that rare forms are not drowned out
     same = [o for o in options if o[0].kind == kind]
