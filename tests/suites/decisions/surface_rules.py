@@ -29,6 +29,11 @@ VERB_GROUP_WORDS = {
 }
 
 
+_PATTERNS: dict[tuple[str, str], re.Pattern[str]] = {}
+_MENTIONS: dict[tuple[str, str], list[str]] = {}
+_GROUPS: dict[tuple[str, str], list[str]] = {}
+
+
 def _descriptions(ep: DecisionEpisode, name: str) -> list[str]:
     obj = next(o for o in ep.state.objects if o.name == name)
     return ["the " + expr for expr in referring_expressions(obj, ep.state.objects)]
@@ -52,13 +57,24 @@ def _action_phrases(ep: DecisionEpisode, cand: Candidate) -> list[str]:
 def mentions(ep: DecisionEpisode, text: str) -> list[str]:
     """Candidate ids in order of first mention: an object by an attribute description ("the red cube"),
     an action by any of its wordings ("push the red cube 10 cm to the left")."""
-    first: dict[str, int] = {}
-    for cand in ep.candidates:
+    key = (ep.episode_id, text)
+    if key not in _MENTIONS:
+        first: dict[str, int] = {}
+        for cand in ep.candidates:
+            found = _pattern(ep, cand).search(text)
+            if found:
+                first[cand.id] = found.start()
+        _MENTIONS[key] = sorted(first, key=lambda i: (first[i], int(i[1:])))
+    return _MENTIONS[key]
+
+
+def _pattern(ep: DecisionEpisode, cand: Candidate) -> re.Pattern[str]:
+    key = (ep.anchor_id, cand.id)
+    if key not in _PATTERNS:
         phrases = _descriptions(ep, cand.object) if ep.anchor_kind == "object" else _action_phrases(ep, cand)
-        for phrase in phrases:
-            for m in re.finditer(rf"\b{re.escape(phrase)}\b(?!s)", text, flags=re.IGNORECASE):
-                first[cand.id] = min(first.get(cand.id, m.start()), m.start())
-    return sorted(first, key=lambda i: (first[i], int(i[1:])))
+        alternatives = "|".join(re.escape(p) for p in sorted(set(phrases), key=len, reverse=True))
+        _PATTERNS[key] = re.compile(rf"\b(?:{alternatives})\b(?!s)", flags=re.IGNORECASE)
+    return _PATTERNS[key]
 
 
 def _group_pattern(ep: DecisionEpisode, field: str, value: str) -> str:
@@ -76,13 +92,20 @@ def _group_pattern(ep: DecisionEpisode, field: str, value: str) -> str:
 
 def named_group(ep: DecisionEpisode, text: str) -> list[str]:
     """Members of the first attribute group the text names, or every candidate."""
+    key = (ep.episode_id, text)
+    if key not in _GROUPS:
+        _GROUPS[key] = _named_group(ep, text)
+    return _GROUPS[key]
+
+
+def _named_group(ep: DecisionEpisode, text: str) -> list[str]:
     best: tuple[int, list[str]] | None = None
     fields = ("verb", "color", "shape", "size") if ep.anchor_kind == "action" else ("color", "shape", "size")
     for field in fields:
         for value in sorted({c.attrs[field] for c in ep.candidates}):
             m = re.search(rf"\b(?:{_group_pattern(ep, field, value)})\b", text)
             members = [c.id for c in ep.candidates if c.attrs[field] == value]
-            if m and len(members) >= 2 and (best is None or m.start() < best[0]):
+            if m and (best is None or m.start() < best[0]):
                 best = (m.start(), members)
     return best[1] if best else [c.id for c in ep.candidates]
 
