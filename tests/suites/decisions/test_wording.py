@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from heedful.api import evaluate
+from heedful.cli import main
 from heedful.errors import RunError
 from heedful.language.realize import MASK_TOKEN, words
 from heedful.suites.decisions import wording as w
@@ -107,6 +108,15 @@ def test_the_hold_out_can_be_switched_off() -> None:
     assert {ep.template_id for ep in mixed if ep.split == "train"} & held_out_ids
     assert {ep.template_id for ep in mixed if ep.split == "test"} - held_out_ids
     assert [ep.gold for ep in held] != [] and len(held) == len(mixed)
+
+
+def test_the_cli_switches_the_hold_out_off(tmp_path: Path) -> None:
+    settings = [arg for key, value in SMALL.items() for arg in ("--set", f"{key}={value}")]
+    args = ["generate", "decisions", "--seed", "3", "--no-progress", *settings, "--set", "held_out_wording=false"]
+    assert main([*args, "--out", str(tmp_path / "d")]) == 0
+    lines = (tmp_path / "d" / "episodes.jsonl").read_text().splitlines()
+    train_templates = {json.loads(line)["template_id"] for line in lines if json.loads(line)["split"] == "train"}
+    assert train_templates & all_template_ids(held_out=True)
 
 
 def test_a_masked_instruction_keeps_only_its_template_frame(default_episodes) -> None:  # type: ignore[no-untyped-def]

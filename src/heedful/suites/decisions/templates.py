@@ -80,7 +80,7 @@ TEMPLATES: dict[str, tuple[Wording, ...]] = {
         _t("mul-b", "Without {not_ger}, {do} {k_ranked} among the remaining {group}."),
         _t("mul-c", "You may not {not_vp}; from the rest of the {group}, {do} exactly {k}: {ones_ranked}."),
         _t("mul-d", "{not_ger} is forbidden; among the other {group}, {do} {k_ranked}.", held_out=True),
-        _t("mul-e", "Skip {not_ger}, then {do} {k_ranked} of the remaining {group}.", held_out=True),
+        _t("mul-e", "Skip {not_ger}; from the remaining {group}, {do} {k_ranked}.", held_out=True),
     ),
 }
 

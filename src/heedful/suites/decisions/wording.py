@@ -117,7 +117,7 @@ RETAIN: Pool = (("only", "just"), ("solely", "nothing but"))
 EXCLUDE: Pool = (("everything except", "all but"), ("everything apart from", "everything other than"))
 
 # temporal relation words: prepositions (with a gerund) and comparatives (with a clause)
-RELATION_WORDS: dict[str, Pool] = {"before": (("before",), ("prior to",)), "after": (("after",), ("following",))}
+RELATION_WORDS: dict[str, Pool] = {"before": (("before",), ("prior to",)), "after": (("after",), ("subsequent to",))}
 RELATION_COMPARATIVES: dict[str, Pool] = {"before": ((), ("earlier than",)), "after": ((), ("later than",))}
 
 
@@ -130,12 +130,12 @@ def choose(pool: Pool, held_out: bool | None) -> tuple[str, ...]:
 
 # inhibition clauses over a group of two: {vp}/{ger} do the named candidate, {np} names it (objects),
 # {p}/{n} are the positive and negated predicates of the attribute that splits the pair
-SELECT_OBJECT: Pool = (("{vp}", "go ahead and {vp}"), ("{vp} and leave the other", "{np} is the one to {do}"))
+SELECT_OBJECT: Pool = (("{vp}", "{vp} and no other"), ("{vp} and leave the other", "{np} is the one to {do}"))
 AVOID_OBJECT: Pool = (
     ("do not {vp}; {do} the other one", "{do} the one that is not {np}"),
     ("leave {np} and {do} the other one", "{do} whichever one is not {np}"),
 )
-SELECT_ACTION: Pool = (("{vp}", "go ahead and {vp}"), ("{vp} and skip the other", "the one to {do} is {ger}"))
+SELECT_ACTION: Pool = (("{vp}", "{vp} and nothing else"), ("{vp} and skip the other", "the one to {do} is {ger}"))
 AVOID_ACTION: Pool = (
     ("do not {vp}; {do} the other one", "{do} the one other than {ger}"),
     ("skip {ger} and {do} the other one", "{do} whichever is not {ger}"),
