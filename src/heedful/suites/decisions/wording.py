@@ -113,7 +113,8 @@ POSITION_REFS: dict[tuple[str, bool], Pool] = {
 RELATION_REFS: Pool = (("the {n} closest to {l}",), ("the {n} next to {l}",))
 
 # polarity words for the set category: retention keeps the named group, exclusion keeps the rest
-RETAIN: Pool = (("only", "just"), ("solely", "nothing but"))
+# ("nothing except" / "everything except" differ in one word, so "except" alone says nothing)
+RETAIN: Pool = (("only", "just", "nothing except"), ("solely", "nothing but", "nothing apart from"))
 EXCLUDE: Pool = (("everything except", "all but"), ("everything apart from", "everything other than"))
 
 # temporal relation words: prepositions (with a gerund) and comparatives (with a clause)
@@ -128,19 +129,29 @@ def choose(pool: Pool, held_out: bool | None) -> tuple[str, ...]:
     return pool[1] if held_out else pool[0]
 
 
-# inhibition clauses over a group of two: {vp}/{ger} do the named candidate, {np} names it (objects),
+# inhibition clauses over a group of two (selections may say "not" too, so the word alone says nothing):
+# {vp}/{ger} do the named candidate, {np} names it (objects),
 # {p}/{n} are the positive and negated predicates of the attribute that splits the pair
-SELECT_OBJECT: Pool = (("{vp}", "{vp} and no other"), ("{vp} and leave the other", "{np} is the one to {do}"))
+SELECT_OBJECT: Pool = (
+    ("{vp}", "{vp} and no other", "{vp}, not the other one"),
+    ("{vp} and leave the other", "{np} is the one to {do}"),
+)
 AVOID_OBJECT: Pool = (
     ("do not {vp}; {do} the other one", "{do} the one that is not {np}"),
     ("leave {np} and {do} the other one", "{do} whichever one is not {np}"),
 )
-SELECT_ACTION: Pool = (("{vp}", "{vp} and nothing else"), ("{vp} and skip the other", "the one to {do} is {ger}"))
+SELECT_ACTION: Pool = (
+    ("{vp}", "{vp} and nothing else", "{vp}, not the other one"),
+    ("{vp} and skip the other", "the one to {do} is {ger}"),
+)
 AVOID_ACTION: Pool = (
     ("do not {vp}; {do} the other one", "{do} the one other than {ger}"),
     ("skip {ger} and {do} the other one", "{do} whichever is not {ger}"),
 )
-SELECT_ATTRIBUTE: Pool = (("{do} the one that {p}",), ("{do} whichever one {p}",))
+SELECT_ATTRIBUTE: Pool = (
+    ("{do} the one that {p}", "{do} the one that {p}, not the other"),
+    ("{do} whichever one {p}",),
+)
 AVOID_ATTRIBUTE: Pool = (
     ("{do} the one that {n}", "do not {do} the one that {p}; {do} the other one"),
     ("{do} whichever one {n}", "leave the one that {p} and {do} the other"),
