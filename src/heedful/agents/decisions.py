@@ -4,6 +4,9 @@
   instruction cannot change its answers.
 - `random-valid` answers uniformly over the well-formed decisions of the episode's type.
 - `majority` answers the most frequent gold pattern (candidate positions) of the training split.
+
+The shallow controls (`lexical`, `unnamed-member`, `order-of-mention` in `decisions_controls`, `bow` in
+`decisions_bow`) read the language without solving it; see those modules.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ def _reply(decision: Decision) -> AgentReply:
 
 
 class OracleAgent:
-    """Reads the constraint set and answers its unique solution."""
+    """Validity control (upper bound): reads the constraint set and answers its unique solution."""
 
     name = "oracle"
 
@@ -63,7 +66,7 @@ def random_valid_expectation(decision_types_and_sizes: Sequence[tuple[str, int]]
 
 
 class RandomValidAgent:
-    """Uniform over the well-formed decisions of the episode's type, seeded per episode."""
+    """Validity control (chance): uniform over the well-formed decisions of the episode's type, seeded per episode."""
 
     name = "random-valid"
 
@@ -93,7 +96,7 @@ def _frequency_order(counts: Counter[Pattern]) -> Callable[[Pattern], tuple[int,
 
 
 class MajorityAgent:
-    """Answers, per decision type, the most frequent gold pattern (candidate positions) of the train split."""
+    """Validity control (output prior): per decision type, the train split's most frequent gold pattern (positions)."""
 
     name = "majority"
 

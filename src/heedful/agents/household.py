@@ -6,8 +6,13 @@
   room's function from the furniture on its map, searches the rooms that fit what the human said
   (nearest first) and ignores how the human moves (it never follows, never uses the walking direction).
   Like the paper's commonsense planners it does well on PnP and worse on S_obj and S_hum.
+- `situated` sees what commonsense sees and also reads how the human moves (the walking-towards rooms, where
+  it was last seen), following it only while the words leave several rooms and the motion has not settled
+  which, as the paper's Reasoner is meant to; on PnP and clear tasks it is commonsense.
 
-Both are pure functions of the observation (its history included), so they keep no state between calls.
+None of the three keeps state of its own: all they use comes with the observation (its history and, for
+`situated`, the per-episode memory where it notes the evidence when it stops following), so one agent object
+serves any number of episodes, in any order or process.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from heedful.agents.base import AgentReply
+from heedful.agents.household_text import FOLLOWING
 from heedful.errors import ConfigError
 from heedful.suites.household import language as lang
 from heedful.suites.household.observation import HouseholdObservation, RoomView
@@ -27,6 +33,9 @@ GIVE_PATIENCE = 2
 """Failed Give to Human calls (each a look around) in a room before trying the next fitting room ..."""
 LAST_ROOM_PATIENCE = 8
 """... and in the last fitting room left."""
+
+Facts = dict[int, lang.RoomFacts]
+"""What the map tells of each room (its guessed function, furniture, wall colour), by room number."""
 
 
 class OracleAgent:
@@ -45,7 +54,7 @@ class OracleAgent:
         return {"name": self.name, "reads": "the true state (privileged); never follows the human"}
 
 
-def _facts(rooms: Sequence[RoomView]) -> dict[int, lang.RoomFacts]:
+def _facts(rooms: Sequence[RoomView]) -> Facts:
     return {
         r.index: lang.RoomFacts(lang.guess_function(r.receptacles), frozenset(r.receptacles), r.wall_colour)
         for r in rooms
@@ -79,23 +88,21 @@ class CommonsenseAgent:
             return self._fetch(obs, command, facts)
         return self._deliver(obs, command, facts)
 
-    def _fetch(self, obs: HouseholdObservation, command: lang.Command, facts: dict[int, lang.RoomFacts]) -> str:
+    def _fetch(self, obs: HouseholdObservation, command: lang.Command, facts: Facts) -> str:
         category = command.category
         failed = {room for action, ok, room in _rooms_after(obs) if action == f"Pick up {category}" and not ok}
         place = lang.moved_object_place(obs.communication, category)
         fresh = [room for cat, room in obs.seen_now if cat == category and room not in failed]
+        said = self._search_rooms(obs, place, facts) if place is not None else []
         # where the words say it went, or where it was seen during this task (the premap may be stale)
-        trusted = set(fresh) | (
-            set(lang.rooms_fitting(place, facts)) if place is not None else set(range(len(obs.rooms)))
-        )
+        trusted = set(fresh) | (set(said) if place is not None else set(range(len(obs.rooms))))
         here = obs.current_room
         if f"Pick up {category}" in obs.available_actions and here not in failed and here in trusted:
             return f"Pick up {category}"
         if fresh:  # seen during this task: go and take it
             return f"Go to Room {_by_distance(fresh, obs)[0]}"
         on_map = [r.index for r in obs.rooms if any(obj == category for obj, _ in r.objects)]
-        order = _by_distance(lang.rooms_fitting(place, facts), obs) if place is not None else []
-        order += _by_distance(on_map, obs)
+        order = said + _by_distance(on_map, obs)
         order += _by_distance([i for i in range(len(obs.rooms)) if i not in order], obs)
         explored = {room for action, ok, room in _rooms_after(obs) if ok and action.startswith("Explore Room ")}
         for room in dict.fromkeys(order):
@@ -105,6 +112,14 @@ class CommonsenseAgent:
                 return f"Go to Room {room}"
             return f"Explore Room {room}"
         return "Done"
+
+    def _search_rooms(self, obs: HouseholdObservation, place: lang.Place, facts: Facts) -> list[int]:
+        """Where to look first for an object the human said it moved to `place`: the fitting rooms, nearest first."""
+        return _by_distance(lang.rooms_fitting(place, facts), obs)
+
+    def _human_rooms(self, obs: HouseholdObservation, place: lang.Place | None, facts: Facts) -> list[int]:
+        """Where to look for the human who said it will be at `place`: the fitting rooms, nearest first."""
+        return _by_distance(lang.rooms_fitting(place, facts), obs) if place is not None else []
 
     @staticmethod
     def _arrived(obs: HouseholdObservation, room: int) -> bool:
@@ -118,10 +133,9 @@ class CommonsenseAgent:
             )
         )
 
-    def _deliver(self, obs: HouseholdObservation, command: lang.Command, facts: dict[int, lang.RoomFacts]) -> str:
+    def _deliver(self, obs: HouseholdObservation, command: lang.Command, facts: Facts) -> str:
         if command.goal_kind == "human":
-            place = command.human_place
-            rooms = _by_distance(lang.rooms_fitting(place, facts), obs) if place else []
+            rooms = self._human_rooms(obs, command.human_place, facts)
             fails = Counter(room for action, ok, room in _rooms_after(obs) if action == "Give to Human" and not ok)
             untried = [r for r in rooms if not fails[r]]
             for room in rooms:
@@ -147,3 +161,110 @@ class CommonsenseAgent:
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "reads": "the words and the map; room functions by priors; ignores human motion"}
+
+
+FOLLOW = "Follow Human"
+HUMAN_STOPPED = "the human stopped"
+"""The Follow Human message for a human who stood still close in view (`executors.follow_human`)."""
+EVIDENCE_KEY = "situated_evidence"
+"""The situated control's entry in the episode memory: each candidate room's evidence rank when it stopped following."""
+FOLLOW_BUDGET = 150
+"""Most steps the situated control follows before it commits (a quarter of the 600-step limit), so that
+fetching and delivering still fit when the evidence never settles."""
+
+
+class SituatedAgent(CommonsenseAgent):
+    """Commonsense plus what the human's behaviour shows; it sees exactly what `commonsense` sees.
+
+    - S_hum, when the words leave several rooms or none (by its own reading of the map): it follows the human (20-step
+      chunks of Follow Human, from the start) until the motion settles the destination, that is until exactly
+      one of those rooms lies in the "walking towards" set (Appendix 0.C.3) or the human stopped in one of
+      them, until the follow tool ends the following, or after `follow_budget` steps. It then fetches the
+      object like commonsense and looks for the human in the rooms ranked by the evidence as it stood when the
+      following ended (the settled room, the rooms walked towards, the room where the human was last seen,
+      then the rest; nearest first within a rank), a room where it sees the human now before all of them.
+    - S_obj, when the words leave several rooms (or none): the human said it moved the object *with it*, so
+      the room where the human was seen during the task comes first in the search.
+    - Clear tasks (the words fit one room) and PnP: exactly commonsense. It never follows on a clear S_hum
+      task, so the paper's 50-step following limit cannot fail it there.
+    """
+
+    name = "situated"
+
+    def __init__(self, follow_budget: int = FOLLOW_BUDGET) -> None:
+        if isinstance(follow_budget, bool) or not isinstance(follow_budget, int) or follow_budget < 0:
+            raise ConfigError(
+                f"follow_budget must be a whole number of steps >= 0, got {follow_budget!r}; "
+                f"e.g. --agent-arg follow_budget={FOLLOW_BUDGET}"
+            )
+        self.follow_budget = follow_budget
+
+    def decide(self, obs: HouseholdObservation) -> str:
+        command = lang.parse_command(obs.command)
+        if command is not None and command.goal_kind == "human":
+            rooms = self._candidates(obs, command.human_place, _facts(obs.rooms))
+            if self._keeps_following(obs, rooms):
+                return FOLLOW
+            # what the motion showed when the following ended; later sightings of a human who stands still
+            # (or walks through a room) would only blur it
+            obs.memory.setdefault(EVIDENCE_KEY, self._evidence_ranks(obs, rooms))
+        return super().decide(obs)
+
+    def _keeps_following(self, obs: HouseholdObservation, rooms: Sequence[int]) -> bool:
+        """Whether to follow now: at the start, or after a chunk that was only cut at 20 steps, while unsettled."""
+        last = obs.history[-1] if obs.history else None
+        if FOLLOW not in obs.available_actions:
+            return False
+        if last is not None and not (last.action == FOLLOW and last.message.startswith(FOLLOWING)):
+            return False  # the follow tool ended the following, or the agent has moved on
+        if sum(h.steps for h in obs.history if h.action == FOLLOW) >= self.follow_budget:
+            return False
+        return len(rooms) > 1 and self._settled(obs, rooms) is None
+
+    @staticmethod
+    def _candidates(obs: HouseholdObservation, place: lang.Place | None, facts: Facts) -> list[int]:
+        """The rooms the words fit, nearest first; every room when they fit none (only the motion can tell)."""
+        rooms = lang.rooms_fitting(place, facts) if place is not None else ()
+        return _by_distance(rooms or range(len(obs.rooms)), obs)
+
+    @staticmethod
+    def _settled(obs: HouseholdObservation, rooms: Sequence[int]) -> int | None:
+        """The one room among `rooms` the human's motion points at, or None while it is unclear."""
+        follows = [h for h in obs.history if h.action == FOLLOW]
+        if follows and follows[-1].message == HUMAN_STOPPED and obs.human.last_room in rooms:
+            return obs.human.last_room
+        pointed = [room for room in rooms if room in obs.human.walking_towards]
+        return pointed[0] if len(pointed) == 1 else None
+
+    @classmethod
+    def _evidence_ranks(cls, obs: HouseholdObservation, rooms: Sequence[int]) -> dict[int, int]:
+        """0 for the settled room, 1 for the rooms walked towards, 2 for the room last seen in, 3 for the rest."""
+        settled, human = cls._settled(obs, rooms), obs.human
+        return {
+            room: 0 if room == settled else 1 if room in human.walking_towards else 2 if room == human.last_room else 3
+            for room in rooms
+        }
+
+    def _human_rooms(self, obs: HouseholdObservation, place: lang.Place | None, facts: Facts) -> list[int]:
+        rooms = self._candidates(obs, place, facts)
+        if len(rooms) == 1:
+            return rooms
+        ranks = obs.memory.get(EVIDENCE_KEY) or self._evidence_ranks(obs, rooms)
+        human = obs.human
+        seen_now = human.last_room if human.last_step == obs.step else None
+        # a stable sort of the nearest-first list: a human in view now, then the evidence ranks
+        return sorted(rooms, key=lambda room: (room != seen_now, ranks.get(room, len(rooms))))
+
+    def _search_rooms(self, obs: HouseholdObservation, place: lang.Place, facts: Facts) -> list[int]:
+        rooms = super()._search_rooms(obs, place, facts)
+        seen = obs.human.last_room
+        if len(rooms) == 1 or seen is None or not 0 <= seen < len(obs.rooms):
+            return rooms
+        return [seen, *(room for room in rooms if room != seen)]  # "I moved it with me": it is where the human is
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "reads": "what commonsense reads, plus the human's observed motion (walking towards, last seen room)",
+            "follow_budget": self.follow_budget,
+        }

@@ -98,7 +98,7 @@ def add_run(sub: Any, formatter: Any) -> None:
         ),
     )
     suite_arg(p)
-    p.add_argument("--agent", required=True, help="agent name (see `heedful list`)")
+    p.add_argument("--agent", required=True, help="agent name (`heedful list SUITE` says what each does)")
     p.add_argument("--agent-arg", action="append", metavar="KEY=VALUE", help="agent keyword argument (repeatable)")
     p.add_argument("--dataset", type=Path, help="dataset directory from `heedful generate` or your own")
     p.add_argument("--seed", type=int, default=0, help="run seed (and generation seed without --dataset)")

@@ -73,12 +73,14 @@ def add_compare(sub: Any, formatter: Any) -> None:
         formatter_class=formatter,
         help="paired comparison of two runs on the same dataset",
         description=(
-            "Match the two runs' episodes, then give each metric's difference (A - B) with a paired family "
-            "bootstrap interval, and an exact McNemar test on instance correctness."
+            "Match the two runs' episodes, then give each metric's difference (A - B) with a paired bootstrap "
+            "interval (decisions: over families; household: over episodes; tabletop: over tasks), and an exact "
+            "McNemar test on the binary outcome (correctness, success, trial completion). Household runs start "
+            "with SR and SPL side by side per task type and clear / ambiguous (SPL is the paper's primary metric)."
         ),
     )
-    p.add_argument("run_a", type=Path)
-    p.add_argument("run_b", type=Path)
+    p.add_argument("run_a", type=Path, help="run directory A (differences are A - B)")
+    p.add_argument("run_b", type=Path, help="run directory B, a run of the same dataset")
     p.add_argument("--format", choices=["table", "json"], default="table")
     p.add_argument("--resamples", type=int, default=10_000)
     p.add_argument("--seed", type=int, default=0)
@@ -86,12 +88,14 @@ def add_compare(sub: Any, formatter: Any) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from heedful.api import compare, describe_run
-    from heedful.report.render import render_comparison_table, rows_to_json
+    from heedful.api import compare, compare_text
+    from heedful.report.render import rows_to_json
 
-    rows = compare(args.run_a, args.run_b, resamples=args.resamples, seed=args.seed)
-    title = f"A: {describe_run(args.run_a)}\nB: {describe_run(args.run_b)}"
-    print(rows_to_json(rows) if args.format == "json" else render_comparison_table(rows, title=title))
+    options = {"resamples": args.resamples, "seed": args.seed}
+    if args.format == "json":
+        print(rows_to_json(compare(args.run_a, args.run_b, **options)))
+    else:
+        print(compare_text(args.run_a, args.run_b, **options))
     return 0
 
 
@@ -112,16 +116,28 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def add_list(sub: Any, formatter: Any) -> None:
-    p = sub.add_parser("list", formatter_class=formatter, help="list suites and agents")
+    p = sub.add_parser(
+        "list",
+        formatter_class=formatter,
+        help="list suites and agents",
+        description="List the suites and their agents; with SUITE, each agent of that suite and what it does.",
+    )
+    p.add_argument("suite", nargs="?", help="describe this suite's agents (first line of each agent's docstring)")
     p.set_defaults(handler=cmd_list)
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from heedful.agents.registry import agent_names
-    from heedful.suites.registry import SUITES
+    from heedful.agents.registry import agent_class, agent_names
+    from heedful.suites.registry import SUITES, get_suite
 
-    for suite in SUITES.names():
-        print(f"suite {suite}: agents {', '.join(agent_names(suite))}")
+    if args.suite is None:
+        for suite in SUITES.names():
+            print(f"suite {suite}: agents {', '.join(agent_names(suite))}")
+        return 0
+    get_suite(args.suite)  # an unknown suite fails with a suggestion
+    for name in agent_names(args.suite):
+        doc = (agent_class(name, args.suite).__doc__ or "").strip().splitlines()
+        print(f"{name:18s} {doc[0] if doc else ''}")
     return 0
 
 

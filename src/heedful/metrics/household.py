@@ -4,8 +4,12 @@ SPL = E[s * L_oracle / max(L, L_oracle)] with path lengths in low-level steps; w
 L_oracle is the step limit (600). Records with status ok or parse_error are scored (a parse error is a
 failed episode); interface errors, timeouts and crashes are only counted in the status rows.
 
+SPL is the paper's primary metric ("because it tests correct reasoning strategies", Section 5); the success
+rate (SR) is reported beside it.
+
 Groups follow the paper: every split x task type (Table 6 / D.4), each task type over all splits, and
-clear vs ambiguous S_obj / S_hum on the validation splits combined (Table 9) and on the test splits.
+clear vs ambiguous S_obj / S_hum over all splits, on the validation splits combined (Table 9) and on the
+test splits.
 Intervals: a percentile bootstrap over episodes (10,000 resamples by default; the two metrics of a group
 share the resample weights), plus Wilson intervals for the success rate.
 """
@@ -47,14 +51,20 @@ def _groups(record: Record) -> list[str]:
     groups = ["all", split, f"{split} / {label}", label]
     if amb in ("true", "false"):
         clarity = "ambiguous" if amb == "true" else "clear"
-        groups.append(f"{split.split('_')[0]} / {label} / {clarity}")
+        groups += [f"{label} / {clarity}", f"{split.split('_')[0]} / {label} / {clarity}"]
     return groups
 
 
-def _group_order(names: set[str]) -> list[str]:
+CLARITY_GROUPS = tuple(f"{TYPE_LABELS[t]} / {c}" for t in ("s_obj", "s_hum") for c in ("clear", "ambiguous"))
+"""Clear vs ambiguous S_obj / S_hum over all splits (where the situated evidence matters)."""
+
+
+def group_order(names: set[str]) -> list[str]:
+    """The household groups in `names` in report order (overall, splits, split x type, types, clarity)."""
     order = ["all", *SPLIT_ORDER]
     order += [f"{s} / {TYPE_LABELS[t]}" for s in SPLIT_ORDER for t in TYPE_ORDER]
     order += [TYPE_LABELS[t] for t in TYPE_ORDER]
+    order += CLARITY_GROUPS
     order += [
         f"{p} / {TYPE_LABELS[t]} / {c}"
         for p in ("val", "test")
@@ -95,7 +105,7 @@ def household_metrics(records: Sequence[Record], *, resamples: int = 10_000, see
         for group in _groups(record):
             members.setdefault(group, []).append(record)
     rows = status_rows(records)
-    for group in _group_order(set(members)):
+    for group in group_order(set(members)):
         rows.extend(_group_rows(group, members[group], resamples, seed))
     return rows
 

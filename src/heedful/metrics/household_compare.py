@@ -2,7 +2,8 @@
 
 Episodes are matched by id and kept when both runs scored them. Each metric's difference (A - B) gets a
 paired percentile bootstrap over episodes (the same resample for both runs), and success an exact McNemar
-test, overall and per split, task type and split x type.
+test, overall and per split, task type, clear vs ambiguous S_obj / S_hum, and split x type (in the order of
+`household.group_order`). SPL is the paper's primary metric.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from heedful.metrics.compare import ComparisonRow, matched_scored
-from heedful.metrics.household import TYPE_LABELS
+from heedful.metrics.household import TYPE_LABELS, group_order
 from heedful.metrics.paired import mcnemar_count_row, paired_mean_rows
 from heedful.records import Record
 from heedful.seeding import derive_rng
@@ -22,7 +23,9 @@ METRICS = ("success", "spl")
 
 def _groups(record: Record) -> list[str]:
     split, kind = record.keys["split"], TYPE_LABELS.get(record.keys["task_type"], record.keys["task_type"])
-    return ["all", split, kind, f"{split} / {kind}"]
+    groups = ["all", split, kind, f"{split} / {kind}"]
+    clarity = {"true": "ambiguous", "false": "clear"}.get(record.keys.get("ambiguous", ""))
+    return [*groups, f"{kind} / {clarity}"] if clarity else groups
 
 
 def _values(record: Record) -> list[float]:
@@ -41,7 +44,7 @@ def compare_household_runs(
     values_a = np.array([_values(r) for r in a], dtype=float).reshape(-1, len(METRICS))
     values_b = np.array([_values(r) for r in b], dtype=float).reshape(-1, len(METRICS))
     rows: list[ComparisonRow] = []
-    for group in sorted(members, key=lambda g: (g != "all", g.count("/"), g)):
+    for group in group_order(set(members)):
         idx = members[group]
         va, vb = values_a[idx], values_b[idx]
         rng = derive_rng(seed, "household-compare", group)

@@ -92,6 +92,8 @@ def run(
         BudgetExceededError: the agent's budget is spent; re-raised after the manifest is marked "stopped"
             (with the reason) and every finished record is saved. Episodes not attempted have no record.
 
+    A Fittable agent may declare `check_training(train, evaluation)`, called before the run directory is touched,
+    to refuse a run it cannot be measured on honestly (the `bow` control evaluated on its own training episodes).
     An agent may declare `concurrency` (rollouts in flight, see `backends.rollouts`), `session_args` (names
     of its arguments a resume may change, such as a budget), `charge_previous_usage(totals)` (told the
     summed `usage` of the stored records before a session starts) and `close()` (called when the run ends).
@@ -108,6 +110,7 @@ def run(
                 "a budget (--max-cost / --max-requests) is enforced in one process: run with --workers 1 "
                 "(use --concurrency N to keep several requests in flight)"
             )
+        _check_training(agent, _training(suite, agent, episodes if train is None else train), episodes)
         session_args = frozenset(getattr(agent, "session_args", ()))
         manifest = _open_manifest(spec, run_dir, resume, describe_agent(agent), workers, session_args)
         return _run_session(spec, suite, agent, episodes, train, run_dir, manifest, workers, progress, retry_failed)
@@ -181,6 +184,14 @@ def _check_episodes(spec: RunSpec, suite: Suite, episodes: Sequence[Any]) -> Non
 
 def _training(suite: Suite, agent: Any, dataset: Sequence[Any]) -> Sequence[Any]:
     return suite.training_episodes(dataset) if isinstance(agent, Fittable) else []
+
+
+def _check_training(agent: Any, train: Sequence[Any], evaluation: Sequence[Any]) -> None:
+    """Let a fitted agent refuse the run before anything is written (`check_training(train, evaluation)`
+    raises a ConfigError: an empty train split, or evaluation on its own training episodes)."""
+    check = getattr(agent, "check_training", None)
+    if callable(check):
+        check(train, evaluation)
 
 
 def _limit_key(limit: int | None) -> float:

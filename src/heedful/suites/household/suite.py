@@ -137,15 +137,24 @@ class HouseholdSuite:
         return list(compare_household_runs(records_a, records_b, resamples=resamples, seed=seed))
 
     def render_report(self, rows: Sequence[MetricRow], title: str) -> str:
-        """The generic per-group table, then the paper's Table 6, Table 9 and Table 8 (error modes) layouts."""
+        """SR and SPL side by side (SPL, the paper's primary metric, first), the generic per-group table, then
+        the paper's Table 6, Table 9 and Table 8 (error modes) layouts."""
         from heedful.metrics.household import paper_tables
         from heedful.metrics.household_error_table import ERROR_METRICS, error_table
+        from heedful.report.household import summary_table
         from heedful.report.render import render_metric_table
 
         generic = [row for row in rows if row.metric not in ERROR_METRICS]
         errors = error_table(rows)
-        text = f"{render_metric_table(generic, title=title)}\n\n{paper_tables(rows)}"
+        text = f"{title}\n{summary_table(rows)}\n\n{render_metric_table(generic)}\n\n{paper_tables(rows)}"
         return f"{text}\n\n{errors}" if errors else text
+
+    def render_comparison(self, rows: Sequence[Any], title: str) -> str:
+        """`heedful compare`: SR and SPL of both runs side by side per task type and clarity, then every group."""
+        from heedful.report.household import comparison_summary
+        from heedful.report.render import render_comparison_table
+
+        return f"{title}\n{comparison_summary(rows)}\n\n{render_comparison_table(rows)}"
 
     def report(self, records: Sequence[Record], options: dict[str, Any]) -> list[MetricRow]:
         from heedful.metrics.household import household_metrics

@@ -1,0 +1,91 @@
+"""The head of the household report and of `heedful compare` for household runs: SR and SPL side by side.
+
+One line per task type, with clear vs ambiguous S_obj / S_hum under it (all splits together). SPL comes
+first: it is the paper's primary metric ("because it tests correct reasoning strategies", Section 5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from heedful.metrics.compare import MCNEMAR_PREFIX, ComparisonRow
+from heedful.report.render import _format, _interval, _p_value, _percent, _points, _widths
+from heedful.suites.base import MetricRow
+
+SUMMARY_GROUPS = (
+    "all",
+    "PnP",
+    "S_obj",
+    "S_obj / clear",
+    "S_obj / ambiguous",
+    "S_hum",
+    "S_hum / clear",
+    "S_hum / ambiguous",
+)
+PRIMARY = (
+    "SPL is the paper's primary metric: success x L_oracle / max(L, L_oracle), path lengths in steps. SR: success rate."
+)
+
+
+def summary_table(rows: Sequence[MetricRow]) -> str:
+    """SPL and SR with their 95% intervals per task type and clarity, from a household report's rows."""
+    by_key = {(row.group, row.metric): row for row in rows}
+    header = ["group", "n", "SPL", "95% CI", "SR", "95% CI"]
+    table = []
+    for group in SUMMARY_GROUPS:
+        spl, success = by_key.get((group, "spl")), by_key.get((group, "success"))
+        if spl is None or success is None:
+            continue
+        table.append(
+            [
+                _label(group),
+                str(success.n),
+                _percent(spl.value),
+                _interval(spl.ci_low, spl.ci_high),
+                _percent(success.value),
+                _interval(success.ci_low, success.ci_high),
+            ]
+        )
+    return _render(f"SR and SPL side by side, in % (95% CI: {_method(rows)}).\n{PRIMARY}", header, table)
+
+
+def comparison_summary(rows: Sequence[ComparisonRow]) -> str:
+    """SPL and SR of A and B, A - B with its paired 95% interval and McNemar's p on success, per task type."""
+    by_key = {(row.group, row.metric): row for row in rows}
+    header = ["group", "n", "SPL A", "SPL B", "A - B", "95% CI", "SR A", "SR B", "A - B", "95% CI", "McNemar p"]
+    table = []
+    for group in SUMMARY_GROUPS:
+        spl, success = by_key.get((group, "spl")), by_key.get((group, "success"))
+        mcnemar = by_key.get((group, f"{MCNEMAR_PREFIX}success"))
+        if spl is None or success is None:
+            continue
+        cells = [_label(group), str(success.n)]
+        for row in (spl, success):
+            cells += [_percent(row.a), _percent(row.b), _points(row.diff)]
+            cells.append(_interval(row.ci_low, row.ci_high, signed=True))
+        cells.append(_p_value(mcnemar.p_value) if mcnemar is not None else "-")
+        table.append(cells)
+    methods = ", ".join(sorted({row.ci_method for row in rows if not row.metric.startswith(MCNEMAR_PREFIX)}))
+    title = (
+        f"SR and SPL side by side, in %; A - B in percentage points with its paired 95% CI ({methods or '-'}); "
+        f"McNemar: exact, on success.\n{PRIMARY}"
+    )
+    return _render(title, header, table)
+
+
+def _label(group: str) -> str:
+    """`S_obj / clear` prints as an indented `clear` under its task type."""
+    kind, _, clarity = group.partition(" / ")
+    return f"  {clarity}" if clarity else kind
+
+
+def _method(rows: Sequence[MetricRow]) -> str:
+    methods = sorted({row.ci_method for row in rows if row.metric in ("success", "spl") and row.ci_method})
+    return ", ".join(methods) or "-"
+
+
+def _render(title: str, header: list[str], table: list[list[str]]) -> str:
+    if not table:
+        return f"{title}\n  (no scored episodes)"
+    widths = _widths([header, *table])
+    return "\n".join([title, _format(header, widths), *(_format(cells, widths) for cells in table)])
