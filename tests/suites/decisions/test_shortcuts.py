@@ -11,6 +11,11 @@ from __future__ import annotations
 import pytest
 from surface_rules import RULES, audit, mentions, named_group
 
+from heedful.agents.registry import make_agent
+from heedful.suites.decisions.answers import parse_answer
+from heedful.suites.decisions.model import Decision, DecisionEpisode
+from heedful.suites.decisions.observation import build_observation
+
 MARGIN = 0.10  # allowed above the random-valid chance level, absolute
 
 
@@ -21,6 +26,23 @@ def test_no_surface_rule_beats_chance_on_any_category(default_episodes, rule: st
     for category, score in scores.items():
         assert score.sensitivity <= score.chance_sensitivity + MARGIN, (rule, category, score)
         assert score.family_success <= score.chance_family + MARGIN, (rule, category, score)
+
+
+def _agent_rule(name: str):  # type: ignore[no-untyped-def]
+    agent = make_agent(name, suite="decisions")
+
+    def rule(ep: DecisionEpisode, text: str) -> Decision | None:
+        observation = build_observation(ep, seed=0, mask=text == ep.masked_instruction)
+        return parse_answer(agent.decide(observation).text, ep.decision_type, observation.candidate_ids).decision
+
+    return rule
+
+
+@pytest.mark.parametrize("agent", ["lexical", "unnamed-member", "order-of-mention"])
+def test_the_shipped_shallow_controls_stay_near_chance_too(default_episodes, agent: str) -> None:  # type: ignore[no-untyped-def]
+    for category, score in audit(default_episodes, _agent_rule(agent)).items():
+        assert score.sensitivity <= score.chance_sensitivity + MARGIN, (agent, category, score)
+        assert score.family_success <= score.chance_family + MARGIN, (agent, category, score)
 
 
 def test_the_rules_find_what_instructions_name(default_episodes) -> None:  # type: ignore[no-untyped-def]
