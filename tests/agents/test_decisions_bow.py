@@ -127,10 +127,7 @@ def test_bow_held_out_is_far_below_in_sample_and_masking_leaves_it_nothing(bow_r
     assert masked[("all", "family_success")] <= 0.05
 
 
-# bow learns set exclusion / retention from today's closed grammar (61% family success on the test split,
-# issue 13). When a regenerated dataset makes this pass, pytest reports XPASS as a failure: drop the marker.
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="issue 13: the set category is learnable from the closed grammar")
 def test_bow_held_out_reaches_half_family_success_in_no_category(bow_rows) -> None:  # type: ignore[no-untyped-def]
     solved = {
         group: value

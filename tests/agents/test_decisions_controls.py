@@ -135,18 +135,8 @@ def test_rules_always_parse_and_never_read_the_symbolic_task(name: str, rule_rec
     assert run_rule(name, sample, strip_privileged=True) == with_task
 
 
-# unnamed-member solves inhibition (and set/retention) on today's generation: issue 13. When a regenerated
-# dataset makes this test pass, pytest reports XPASS as a failure: delete the entry then.
-KNOWN_SOLVED = {"unnamed-member": "issue 13: inhibition and set/retention are solved without reading negation"}
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=KNOWN_SOLVED[n])) if n in KNOWN_SOLVED else n
-        for n in RULES
-    ],
-)
+# Before issue 13's regenerated dataset (decisions-v2), unnamed-member solved inhibition and set/retention.
+@pytest.mark.parametrize("name", list(RULES))
 def test_no_rule_reaches_half_family_success_in_any_category(name: str, rule_records) -> None:  # type: ignore[no-untyped-def]
     rows = decision_metrics(rule_records[name], resamples=1)
     solved = {r.group: r.value for r in rows if r.metric == "family_success" and r.group.startswith("category:")}

@@ -41,7 +41,8 @@ def add_generate(sub: Any, formatter: Any) -> None:
         dest="config",
         action="append",
         metavar="KEY=VALUE",
-        help="override a generation count, e.g. --set atomic_families=200 (repeatable)",
+        help="override a generation setting, e.g. --set atomic_families=200; decisions: --set held_out_wording=false "
+        "words the test split like train (repeatable)",
     )
     p.add_argument(
         "--images",

@@ -15,10 +15,13 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from heedful.errors import ConfigError, GenerationError
 from heedful.seeding import derive_rng
 from heedful.suites.decisions.anchors import Anchor, action_anchor, object_anchor
-from heedful.suites.decisions.families import Family, groups, make_family
+from heedful.suites.decisions.families import Family, make_family
 from heedful.suites.decisions.model import ATOMIC_CATEGORIES, Category, DecisionEpisode, Split
+from heedful.suites.decisions.proposals import groups
 
 MAX_ANCHOR_TRIES = 40
+
+Turns = dict[tuple[str, bool | None], int]  # (category, wording) -> families made: templates take turns
 
 
 class GenerationConfig(BaseModel):
@@ -33,6 +36,11 @@ class GenerationConfig(BaseModel):
     visual_families: int = Field(187, ge=0)
     val_fraction: float = Field(0.2, ge=0, le=1)
     test_fraction: float = Field(0.2, ge=0, le=1)
+    held_out_wording: bool = Field(
+        True,
+        description="word the test split with templates and phrases train and val never use; "
+        "false draws every split from all of them",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> GenerationConfig:
@@ -88,8 +96,13 @@ def _splits(config: GenerationConfig, ids: list[tuple[str, str]], seed: int) -> 
     return out
 
 
+def held_out_for(config: GenerationConfig, split: Split) -> bool | None:
+    """Which wording a split draws from: held-out (test), training (train, val), or all (hold-out off)."""
+    return split == "test" if config.held_out_wording else None
+
+
 def _build_anchor(
-    anchor_id: str, kind: str, categories: list[Category], seed: int, turns: dict[str, int]
+    anchor_id: str, kind: str, categories: list[Category], seed: int, turns: Turns, held_out: bool | None
 ) -> tuple[Anchor, list[Family]]:
     """Draw anchor states until one hosts all its families (bounded)."""
     maker = object_anchor if kind == "object" else action_anchor
@@ -100,10 +113,10 @@ def _build_anchor(
         try:
             families = []
             for j, category in enumerate(categories):
-                families.append(
-                    make_family(anchor, f"{anchor_id}-f{j + 1:02d}", category, seed, used, trial_turns[category])
-                )
-                trial_turns[category] += 1
+                family_id = f"{anchor_id}-f{j + 1:02d}"
+                turn = trial_turns.get((category, held_out), 0)
+                families.append(make_family(anchor, family_id, category, seed, used, turn, held_out))
+                trial_turns[(category, held_out)] = turn + 1
         except GenerationError:
             continue
         turns.update(trial_turns)
@@ -114,18 +127,23 @@ def _build_anchor(
     )
 
 
-def _multi_families(anchors: dict[str, Anchor], count: int, seed: int) -> list[tuple[str, Family]]:
+def _multi_families(
+    anchors: dict[str, Anchor], count: int, seed: int, held_out: dict[str, bool | None]
+) -> list[tuple[str, Family]]:
     """One multi-constraint family on each of `count` anchors, object anchors first, in a seeded order."""
     eligible = sorted(a for a, anchor in anchors.items() if any(len(m) >= 4 for _, m in groups(anchor)))
     order = [eligible[i] for i in derive_rng(seed, "multi-hosts").permutation(len(eligible))]
     families: list[tuple[str, Family]] = []
+    turns: Turns = {}
     for anchor_id in sorted(order, key=lambda a: not a.startswith("obj")):
         if len(families) == count:
             break
         try:
-            families.append(
-                (anchor_id, make_family(anchors[anchor_id], f"{anchor_id}-m01", "multi", seed, set(), len(families)))
-            )
+            wording = held_out[anchor_id]
+            turn = turns.get(("multi", wording), 0)
+            family = make_family(anchors[anchor_id], f"{anchor_id}-m01", "multi", seed, set(), turn, wording)
+            turns[("multi", wording)] = turn + 1
+            families.append((anchor_id, family))
         except GenerationError:
             continue  # this anchor's groups admit no biting prohibition; try the next one
     if len(families) < count:
@@ -156,16 +174,17 @@ def generate(
         raise ConfigError(f"atomic_families={config.atomic_families} is below the anchor count {len(ids)}")
     plan = _allocate(config, [a for a, _ in ids], seed)
     splits = _splits(config, ids, seed)
-    turns: dict[str, int] = dict.fromkeys(ATOMIC_CATEGORIES, 0)
+    held_out = {anchor_id: held_out_for(config, split) for anchor_id, split in splits.items()}
+    turns: Turns = {}
     anchors: dict[str, Anchor] = {}
     atomic: list[tuple[str, Family]] = []
     for anchor_id, kind in ids:
-        anchor, fams = _build_anchor(anchor_id, kind, plan[anchor_id], seed, turns)
+        anchor, fams = _build_anchor(anchor_id, kind, plan[anchor_id], seed, turns, held_out[anchor_id])
         anchors[anchor_id] = anchor
         atomic.extend((anchor_id, f) for f in fams)
         if progress:
             progress(1, len(ids))
-    multi = _multi_families(anchors, config.multi_families, seed)
+    multi = _multi_families(anchors, config.multi_families, seed, held_out)
     visual = _visual(atomic, config.visual_families, seed) if config.visual_families else set()
     every = atomic + multi
     order = derive_rng(seed, "family-order").permutation(len(every))

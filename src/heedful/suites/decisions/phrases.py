@@ -1,108 +1,109 @@
 """How the decisions suite puts candidates, groups, rankings and orders into words.
 
-A Phrasebook draws its synonym choices from its own generator, so two phrasebooks seeded alike word a
-minimal pair identically except for the changed constraint, while a rewrite gets fresh choices.
+A Phrasebook reseeds its generator for every slot (`for_slot`), so two phrasebooks seeded alike word a
+minimal pair identically except for the changed constraint's slots, whatever those slots draw, while a
+rewrite gets fresh choices. `held_out` selects the wording pools (see `wording`): False for the training
+wording, True for the held-out wording of the test split, None for both.
 """
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 
-from heedful.language.realize import join_or
+from heedful.suites.decisions import wording as w
 from heedful.suites.decisions.anchors import Anchor
 from heedful.suites.decisions.model import Candidate, Predicate
-from heedful.world.objects import NOUNS, TableObject
-from heedful.world.reference import referring_expressions
+from heedful.suites.decisions.references import object_references
+from heedful.world.objects import NOUNS
 
-COUNT_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
-SIZE_WORDS = {"small": ("small", "little"), "large": ("large", "big")}
+POSITION_REF_SHARE = 0.3  # how often an object is named by its position or a relation when that is possible
 
-OBJECT_VERBS = {"pick up": "picking up", "grab": "grabbing", "take": "taking"}
-ACTION_VERBS = {"carry out": "carrying out", "perform": "performing", "execute": "executing"}
 
-# verb -> (imperative, gerund) variants; {o} is the object, {t} the target, {d} the direction phrase.
-ACTION_FORMS: dict[str, tuple[tuple[str, str], ...]] = {
-    "pick": (("pick up {o}", "picking up {o}"), ("lift {o}", "lifting {o}"), ("grab {o}", "grabbing {o}")),
-    "place_in": (("put {o} in {t}", "putting {o} in {t}"), ("place {o} into {t}", "placing {o} into {t}")),
-    "stack_on": (
-        ("stack {o} on {t}", "stacking {o} on {t}"),
-        ("put {o} on top of {t}", "putting {o} on top of {t}"),
-    ),
-    "push": (("push {o} {d}", "pushing {o} {d}"), ("slide {o} {d}", "sliding {o} {d}")),
-    "rotate": (
-        ("rotate {o} by 90 degrees", "rotating {o} by 90 degrees"),
-        ("turn {o} a quarter turn", "turning {o} a quarter turn"),
-    ),
-}
-DIRECTION_PHRASES = {
-    "left": ("10 cm to the left", "10 cm leftward"),
-    "right": ("10 cm to the right", "10 cm rightward"),
-    "forward": ("10 cm away from you", "10 cm forward"),
-    "backward": ("10 cm toward you", "10 cm back toward you"),
-}
-VERB_GROUPS = {
-    "pick": ("pick-up actions", "actions that pick something up"),
-    "place_in": ("actions that put something in a bowl", "bowl-placing actions"),
-    "stack_on": ("stacking actions", "actions that stack one object on another"),
-    "push": ("pushing actions", "actions that push something"),
-    "rotate": ("rotation actions", "actions that rotate something"),
-}
-RANKS = {  # (key, descending) -> phrases completing "the ones that are ..." / "whose objects are ..."
-    ("x", False): ("farthest to the left", "nearest the left edge of the table"),
-    ("x", True): ("farthest to the right", "nearest the right edge of the table"),
-    ("y", False): ("closest to you", "nearest the robot"),
-    ("y", True): ("farthest from you", "farthest from the robot"),
-}
-ORDERS = {
-    ("x", False): ("from left to right", "in left-to-right order"),
-    ("x", True): ("from right to left", "in right-to-left order"),
-    ("y", False): ("from nearest to farthest", "starting nearest to you and moving away"),
-    ("y", True): ("from farthest to nearest", "starting farthest from you and moving closer"),
-}
+def with_article(phrase: str) -> str:
+    """'a red object', 'an orange object'."""
+    return ("an " if phrase[:1].lower() in "aeiou" else "a ") + phrase
+
+
+def join_with(items: list[str], conjunction: str) -> str:
+    """'a', 'a or b', 'a, b or c' (and likewise with 'and')."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" {conjunction} " + items[-1]
 
 
 class Phrasebook:
-    """Words for one anchor. Methods draw synonym choices from `rng`."""
+    """Words for one anchor under one seed."""
 
-    def __init__(self, anchor: Anchor, rng: np.random.Generator) -> None:
+    def __init__(self, anchor: Anchor, seed: int, held_out: bool | None) -> None:
         self.anchor = anchor
-        self.rng = rng
+        self.seed = seed
+        self.held_out = held_out
+        self.rng = np.random.default_rng(seed)
         self.by_id = {c.id: c for c in anchor.candidates}
         self.objects = {o.name: o for o in anchor.state.objects}
-        verbs = OBJECT_VERBS if anchor.kind == "object" else ACTION_VERBS
-        self.do = self._pick(list(verbs))
-        self.doing = verbs[self.do]
+        self.for_slot("do")
+        verbs = w.ACTION_VERBS if self.actions else w.OBJECT_VERBS
+        self.do = self.pick(w.DO_ACTION if self.actions else w.DO_OBJECT)
+        self.doing, self.done = verbs[self.do]
 
-    def _pick(self, options: list[str] | tuple[str, ...]) -> str:
+    def for_slot(self, slot: str) -> Phrasebook:
+        """Reseed from (seed, slot): a slot's words never depend on what other slots drew."""
+        self.rng = np.random.default_rng((self.seed, zlib.crc32(slot.encode())))
+        return self
+
+    def _one(self, options: tuple[str, ...] | list[str]) -> str:
         return options[int(self.rng.integers(len(options)))]
+
+    def pick(self, pool: w.Pool) -> str:
+        return self._one(w.choose(pool, self.held_out))
 
     @property
     def actions(self) -> bool:
         return self.anchor.kind == "action"
 
-    def object_np(self, obj: TableObject) -> str:
-        return "the " + self._pick(referring_expressions(obj, self.anchor.state.objects))
+    # --- single candidates
 
-    def _action_forms(self, cand: Candidate) -> tuple[str, str]:
-        verb = cand.attrs["verb"]
-        imperative, gerund = ACTION_FORMS[verb][int(self.rng.integers(len(ACTION_FORMS[verb])))]
+    def object_np(self, name: str) -> str:
+        """A definite description of one object: by attributes, or sometimes by position or relation."""
+        by_attribute, by_place = object_references(self.objects[name], self.anchor.state.objects, self.held_out)
+        if by_place and self.rng.random() < POSITION_REF_SHARE:
+            return self._one(by_place)
+        return self._one(by_attribute)
+
+    def forms(self, cand_id: str) -> tuple[str, str]:
+        """(imperative, gerund) for doing one candidate: 'pick up the cube' / 'picking up the cube'."""
+        cand = self.by_id[cand_id]
+        if not self.actions:
+            np_ = self.object_np(cand.object)
+            return f"{self.do} {np_}", f"{self.doing} {np_}"
+        imperative, gerund = self._form_pair(cand)
         fill = {
-            "o": self.object_np(self.objects[cand.object]),
-            "t": self.object_np(self.objects[cand.target]) if cand.target else "",
-            "d": self._pick(DIRECTION_PHRASES[cand.direction]) if cand.direction else "",
+            "o": self.object_np(cand.object),
+            "t": self.object_np(cand.target) if cand.target else "",
+            "d": self.pick(w.DIRECTIONS[cand.direction]) if cand.direction else "",
         }
         return imperative.format(**fill), gerund.format(**fill)
 
-    def referent(self, ids: list[str]) -> tuple[str, str]:
+    def _form_pair(self, cand: Candidate) -> tuple[str, str]:
+        train, test = w.ACTION_FORMS[cand.attrs["verb"]]
+        pairs = train + test if self.held_out is None else test if self.held_out else train
+        return pairs[int(self.rng.integers(len(pairs)))]
+
+    def referent(self, ids: list[str], conjunction: str = "or") -> tuple[str, str]:
         """(imperative, gerund) phrases for doing one of `ids`, e.g. 'pick up the cube or the ball'."""
         if not self.actions:
-            nps = join_or([self.object_np(self.objects[self.by_id[i].object]) for i in ids])
+            nps = join_with([self.object_np(self.by_id[i].object) for i in ids], conjunction)
             return f"{self.do} {nps}", f"{self.doing} {nps}"
-        forms = [self._action_forms(self.by_id[i]) for i in ids]
-        return join_or([f[0] for f in forms]), join_or([f[1] for f in forms])
+        forms = [self.forms(i) for i in ids]
+        return join_with([f[0] for f in forms], conjunction), join_with([f[1] for f in forms], conjunction)
+
+    # --- groups
 
     def items(self) -> str:
-        return self._pick(("actions", "listed actions") if self.actions else ("objects", "items"))
+        return self.pick(w.ACTION_NOUNS if self.actions else w.OBJECT_NOUNS)
+
+    def everything(self) -> str:
+        return self.pick(w.EVERYTHING_ACTION if self.actions else w.EVERYTHING_OBJECT)
 
     def group(self, predicate: Predicate | None) -> str:
         """Plural noun phrase for the candidates a predicate selects ('red objects', 'pushing actions')."""
@@ -111,32 +112,56 @@ class Phrasebook:
         field, value = predicate.field, predicate.values[0]
         if self.actions:
             if field == "verb":
-                return self._pick(VERB_GROUPS[value])
-            if field == "color":
-                moved = f"a {value} object"
-            elif field == "shape":
-                moved = f"a {NOUNS[value][0]}"
-            else:
-                moved = f"a {self._pick(SIZE_WORDS[value])} object"
-            return self._pick((f"actions that move {moved}", f"actions moving {moved}"))
+                return self.pick(w.VERB_GROUPS[value])
+            return self.pick(w.MOVING).format(a=self._moved_object(field, value))
         if field == "shape":
             return NOUNS[value][1]
-        adjective = value if field == "color" else self._pick(SIZE_WORDS[value])
-        return f"{adjective} {self._pick(('objects', 'items'))}"
+        adjective = value if field == "color" else self.pick(w.SIZE_WORDS[value])
+        return f"{adjective} {self.pick(w.OBJECT_NOUNS)}"
+
+    def _moved_object(self, field: str, value: str) -> str:
+        if field == "color":
+            return with_article(f"{value} object")
+        if field == "shape":
+            return with_article(NOUNS[value][0])
+        return with_article(f"{self.pick(w.SIZE_WORDS[value])} object")
+
+    def predicate(self, predicate: Predicate, positive: bool, plural: bool) -> str:
+        """Relative-clause predicate: 'are red' / 'is not a cube' / 'do not push something'."""
+        field, value = predicate.field, predicate.values[0]
+        if self.actions and field == "verb":
+            verb = w.VERB_PREDICATES[value][1 if plural is False else 0]
+            if positive:
+                return verb
+            return f"{'do' if plural else 'does'} not {w.VERB_PREDICATES[value][0]}"
+        if self.actions:
+            head = "move" if plural else "moves"
+            moved = self._moved_object(field, value)
+            return f"{head} {moved}" if positive else f"{'do' if plural else 'does'} not move {moved}"
+        be = "are" if plural else "is"
+        if field == "shape":
+            complement = NOUNS[value][1] if plural else with_article(NOUNS[value][0])
+        else:
+            complement = value if field == "color" else self.pick(w.SIZE_WORDS[value])
+        return f"{be} {complement}" if positive else f"{be} not {complement}"
+
+    # --- rankings and orders
+
+    def _whose(self, k: int) -> str:
+        if self.actions:
+            return "whose object is" if k == 1 else "whose objects are"
+        return "that is" if k == 1 else "that are"
 
     def the_ones_ranked(self, key: str, descending: bool, k: int) -> str:
         """'the two that are farthest to the left' style phrase (k=0: 'the ones ...' without a count)."""
-        rank = self._pick(RANKS[(key, descending)])
-        head = "the one" if k == 1 else "the ones" if k == 0 else f"the {COUNT_WORDS[k]}"
-        if self.actions:
-            return f"{head} whose {'object is' if k == 1 else 'objects are'} {rank}"
-        return f"{head} that {'is' if k == 1 else 'are'} {rank}"
+        rank = self.pick(w.RANKS[(key, descending)])
+        head = "the one" if k == 1 else "the ones" if k == 0 else f"the {w.COUNT_WORDS[k]}"
+        return f"{head} {self._whose(1 if k == 1 else 2)} {rank}"
+
+    def the_one_comparative(self, key: str, descending: bool) -> str:
+        """'the one that is farther to the left' (of two)."""
+        return f"the one {self._whose(1)} {self.pick(w.COMPARATIVES[(key, descending)])}"
 
     def order(self, key: str, descending: bool) -> str:
-        phrase = self._pick(ORDERS[(key, descending)])
-        return f"by the position of their objects, {phrase}" if self.actions else phrase
-
-    def everything(self) -> str:
-        return self._pick(
-            ("all the listed actions", "every listed action") if self.actions else ("all the objects", "every object")
-        )
+        phrase = self.pick(w.ORDERS[(key, descending)])
+        return f"{phrase} by the position of their objects" if self.actions else phrase

@@ -24,7 +24,7 @@ class DecisionsSuite:
     """Fixed decision states with paired task-preserving and task-changing instructions."""
 
     name = "decisions"
-    version = "decisions-v1"
+    version = "decisions-v2"
 
     def generate(
         self, seed: int, config: dict[str, Any] | None = None, progress: Callable[[int, int], Any] | None = None

@@ -1,72 +1,101 @@
 """Instruction templates of the decisions suite, per category (and subtype).
 
 Base and change instances of a family share one template (a minimal pair: only the changed constraint's
-words differ); preserve and change_preserve share another template of the same category, so rewrites
-differ in clause structure as well as in word choice. Slots other than the frame words (`do`,
-`everything`, `items`) are task-critical and are masked in the masking control.
+words differ); preserve and change_preserve share another template of the same key, so rewrites differ
+in clause structure as well as in word choice. Templates marked held out are used only in the test split
+(unless the generation config turns the hold-out off). Slots other than the frame words are
+task-critical and are masked in the masking control.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from string import Formatter
+
 from heedful.language.realize import Template
 
-FRAME_SLOTS = frozenset({"do", "everything", "items"})
+FRAME_SLOTS = frozenset({"do", "everything", "items", "done"})
 
 
-def _t(template_id: str, text: str) -> Template:
-    from string import Formatter
+@dataclass(frozen=True)
+class Wording:
+    """A template and whether it belongs to the held-out (test-only) wording."""
 
+    template: Template
+    held_out: bool
+
+
+def _t(template_id: str, text: str, held_out: bool = False) -> Wording:
     slots = {field for _, field, _, _ in Formatter().parse(text) if field}
-    return Template(id=template_id, text=text, critical=frozenset(slots - FRAME_SLOTS))
+    return Wording(Template(id=template_id, text=text, critical=frozenset(slots - FRAME_SLOTS)), held_out)
 
 
-TEMPLATES: dict[str, tuple[Template, ...]] = {
-    "inhibition": (
-        _t("inh-a", "{do} one of the {group}, but do not {not_vp}."),
-        _t("inh-b", "Without {not_ger}, {do} one of the {group}."),
-        _t("inh-c", "You must not {not_vp}; apart from that, {do} any one of the {group}."),
-        _t("inh-d", "{not_ger} is not allowed here, so {do} one of the {group} instead."),
+TEMPLATES: dict[str, tuple[Wording, ...]] = {
+    "inhibition/polarity": (
+        _t("inh-a", "Of the {group}, {sel}."),
+        _t("inh-b", "Look at the two {group} and {sel}."),
+        _t("inh-c", "There are two {group}: {sel}."),
+        _t("inh-d", "Among the {group}, {sel}.", held_out=True),
+        _t("inh-e", "Considering only the two {group}, {sel}.", held_out=True),
     ),
-    "set/exclusion": (
-        _t("exc-a", "{do} {everything} except the {group}."),
-        _t("exc-b", "Leave out the {group} and {do} everything else."),
-        _t("exc-c", "Apart from the {group}, {do} {everything}."),
-        _t("exc-d", "Skip the {group}; {do} all of the rest."),
+    "inhibition/choice": (
+        _t("ch-a", "{opt_vp}, but not {rel_one}."),
+        _t("ch-b", "{opt_vp}; of the two, leave out {rel_one}."),
+        _t("ch-c", "You may {opt_vp}, except for {rel_one}.", held_out=True),
+        _t("ch-d", "{opt_vp}, avoiding {rel_one}.", held_out=True),
     ),
-    "set/retention": (
-        _t("ret-a", "{do} only the {group}."),
-        _t("ret-b", "{do} the {group} and nothing else."),
-        _t("ret-c", "The {group} are the only ones to {do}."),
-        _t("ret-d", "Of all the {items}, {do} just the {group}."),
+    "set": (
+        _t("set-a", "{do} {pol} the {group}."),
+        _t("set-b", "Of all the {items}, {do} {pol} the {group}."),
+        _t("set-c", "{do} every one of the {items} that {pred}."),
+        _t("set-d", "{split_clause}."),
+        _t("set-e", "Go through the {items} and {do} each one that {pred1}.", held_out=True),
+        _t("set-f", "Your task: {do} {pol} the {group}.", held_out=True),
+        _t("set-g", "Of the {items} in front of you, those that {pred} are the ones to {do}.", held_out=True),
     ),
     "cardinality": (
         _t("card-a", "{do} exactly {k} of the {group}: {ones_ranked}."),
         _t("card-b", "Of the {group}, {do} {k_ranked}."),
         _t("card-c", "Look at the {group} and {do} {k_ranked}; leave the rest."),
+        _t("card-d", "Only {k} of the {group} should be {done}: {ones_ranked}.", held_out=True),
+        _t("card-e", "Among the {group}, {do} just {k_ranked}.", held_out=True),
     ),
     "temporal/explicit": (
-        _t("tmp-a", "First {first_vp}, then {then_vp}."),
-        _t("tmp-b", "Before you {then_vp}, {first_vp}."),
-        _t("tmp-c", "{then_vp} only after {first_ger}."),
-        _t("tmp-d", "{first_vp}, and once that is done, {then_vp}."),
+        _t("tmp-a", "{x_vp} {rel} {y_ger}."),
+        _t("tmp-b", "{rel} {y_ger}, make sure to {x_vp}."),
+        _t("tmp-c", "{x_ger} has to come {rel} {y_ger}."),
+        _t("tmp-d", "{x_ger} should happen {rel_cmp} {y_ger}.", held_out=True),
+        _t("tmp-e", "Make sure you {x_vp} {rel_cmp} you {y_vp}.", held_out=True),
+        _t("tmp-f", "{x_vp}, doing so {rel} {y_ger}.", held_out=True),
     ),
     "temporal/rule": (
         _t("ord-a", "{do} all the {group} one at a time, {order}."),
-        _t("ord-b", "Going {order}, {do} each of the {group} in turn."),
-        _t("ord-c", "One by one and {order}, {do} every one of the {group}."),
+        _t("ord-b", "Working {order}, {do} each of the {group} in turn."),
+        _t("ord-c", "{do} every one of the {group}, going {order}."),
+        _t("ord-d", "{do} the {group} in sequence, {order}.", held_out=True),
+        _t("ord-e", "Handle the {group} one after another, {order}, and {do} each of them.", held_out=True),
     ),
     "multi": (
-        _t("mul-a", "{do} exactly {k} of the {group}, {ones_ranked}, but do not {not_vp}."),
-        _t("mul-b", "Never {not_vp}. Otherwise, {do} exactly {k} of the {group}: {ones_ranked}."),
-        _t("mul-c", "Without {not_ger}, look at the {group} and {do} {k_ranked}."),
+        _t("mul-a", "Do not {not_vp}. Of the remaining {group}, {do} {k_ranked}."),
+        _t("mul-b", "Without {not_ger}, {do} {k_ranked} among the remaining {group}."),
+        _t("mul-c", "You may not {not_vp}; from the rest of the {group}, {do} exactly {k}: {ones_ranked}."),
+        _t("mul-d", "{not_ger} is forbidden; among the other {group}, {do} {k_ranked}.", held_out=True),
+        _t("mul-e", "Skip {not_ger}; from the remaining {group}, {do} {k_ranked}.", held_out=True),
     ),
 }
 
 
 def template_key(category: str, subtype: str) -> str:
     """The TEMPLATES key for a family's category and subtype."""
+    if category == "inhibition":
+        return "inhibition/choice" if subtype == "choice" else "inhibition/polarity"
     return f"{category}/{subtype}" if f"{category}/{subtype}" in TEMPLATES else category
 
 
-def all_template_ids() -> set[str]:
-    return {t.id for group in TEMPLATES.values() for t in group}
+def templates_for(key: str, held_out: bool | None) -> tuple[Template, ...]:
+    """The templates a split may use: training ones (False), held-out ones (True) or all (None)."""
+    return tuple(w.template for w in TEMPLATES[key] if held_out is None or w.held_out == held_out)
+
+
+def all_template_ids(held_out: bool | None = None) -> set[str]:
+    return {t.id for key in TEMPLATES for t in templates_for(key, held_out)}

@@ -1,0 +1,177 @@
+"""Proposals: the constraint parameters of a family's base task and of its task-changing variant.
+
+Each proposer returns (subtype, base params, change params), or None when the anchor cannot host it. The
+changes are chosen so that no reader blind to the changed words can get both instances of a minimal pair:
+
+- inhibition: a polarity flip on one named candidate of a pair ("pick up the X" / "do not pick up the
+  X; pick up the other one"), a polarity flip on an attribute ("the one that is red" / "is not red"), or
+  a choice between two named candidates where the prohibited one is given by its position ("the cube or
+  the ball, but not the one farther to the left"), so the gold is sometimes named and sometimes not;
+- set: retention and exclusion of the same group ("only the red objects" / "everything except ...");
+- temporal: before and after between the same two named actions, so the order of mention says nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from heedful.suites.decisions.anchors import Anchor
+from heedful.suites.decisions.model import Candidate, Predicate
+
+KEYS = (("x", False), ("x", True), ("y", False), ("y", True))
+INHIBITION_SUBTYPES = ("polarity", "attribute", "choice")
+INHIBITION_WEIGHTS = (0.4, 0.25, 0.35)
+
+Params = dict[str, Any]
+Proposal = tuple[str, Params, Params]
+
+
+def groups(anchor: Anchor) -> list[tuple[Predicate | None, list[str]]]:
+    """Every candidate group an instruction can name: all candidates, or one attribute value."""
+    fields = ("verb", "color", "shape", "size") if anchor.kind == "action" else ("color", "shape", "size")
+    found: list[tuple[Predicate | None, list[str]]] = [(None, [c.id for c in anchor.candidates])]
+    for field in fields:
+        for value in sorted({c.attrs[field] for c in anchor.candidates}):
+            members = [c.id for c in anchor.candidates if c.attrs[field] == value]
+            found.append((Predicate(field=field, values=(value,)), members))
+    return found
+
+
+def _choice(rng: np.random.Generator, items: list[Any]) -> Any:
+    return items[int(rng.integers(len(items)))]
+
+
+def ranked_ids(candidates: Sequence[Candidate], members: list[str], key: str, descending: bool) -> list[str]:
+    """`members` ordered by position along `key` (descending: largest coordinate first)."""
+    pos = {c.id: (c.x if key == "x" else c.y) for c in candidates}
+    return sorted(members, key=lambda i: pos[i], reverse=descending)
+
+
+def _pairs(anchor: Anchor) -> list[tuple[Predicate, list[str]]]:
+    return [(g, m) for g, m in groups(anchor) if g is not None and len(m) == 2]
+
+
+def _polarity(anchor: Anchor, rng: np.random.Generator) -> Proposal | None:
+    options = _pairs(anchor)
+    if not options:
+        return None
+    group, members = _choice(rng, options)
+    base = {"group": group, "target": _choice(rng, members), "positive": bool(rng.random() < 0.5)}
+    return "polarity", base, {**base, "positive": not base["positive"]}
+
+
+def _attribute(anchor: Anchor, rng: np.random.Generator) -> Proposal | None:
+    """A pair split by a second attribute: exactly one of the two has it."""
+    splits = []
+    for group, members in _pairs(anchor):
+        for split, having in groups(anchor):
+            if split is not None and split.field not in (group.field, "verb") and len(set(having) & set(members)) == 1:
+                splits.append((group, split))
+    if not splits:
+        return None
+    group, split = _choice(rng, splits)
+    base = {"group": group, "split": split, "positive": bool(rng.random() < 0.5)}
+    return "attribute", base, {**base, "positive": not base["positive"]}
+
+
+def _choice_by_position(anchor: Anchor, rng: np.random.Generator) -> Proposal | None:
+    """Two named candidates on different objects; the prohibited one is the one farther along a key."""
+    objects = {c.id: c.object for c in anchor.candidates}
+    pairs = [[a, b] for a in objects for b in objects if a < b and objects[a] != objects[b]]
+    if not pairs:
+        return None
+    pair = _choice(rng, pairs)
+    options = [pair[i] for i in rng.permutation(2)]  # mention order says nothing about the gold
+    key, desc = KEYS[int(rng.integers(4))]
+    base = {"options": options, "key": key, "desc": desc}
+    return "choice", base, {**base, "desc": not desc}
+
+
+INHIBITION_PROPOSERS: dict[str, Callable[[Anchor, np.random.Generator], Proposal | None]] = {
+    "polarity": _polarity,
+    "attribute": _attribute,
+    "choice": _choice_by_position,
+}
+
+
+def propose_inhibition(anchor: Anchor, rng: np.random.Generator) -> Proposal | None:
+    first = INHIBITION_SUBTYPES[int(rng.choice(len(INHIBITION_SUBTYPES), p=INHIBITION_WEIGHTS))]
+    order = [first, *(s for s in INHIBITION_SUBTYPES if s != first)]
+    for subtype in order:  # fall back when the anchor cannot host the drawn subtype
+        proposal = INHIBITION_PROPOSERS[subtype](anchor, rng)
+        if proposal is not None:
+            return proposal
+    return None
+
+
+def propose_set(anchor: Anchor, rng: np.random.Generator) -> Proposal | None:
+    n = len(anchor.candidates)
+    options = [(g, m) for g, m in groups(anchor) if g is not None and 0 < len(m) < n]
+    if not options:
+        return None
+    group, _ = _choice(rng, options)
+    retain = bool(rng.random() < 0.5)
+    subtype = "retention" if retain else "exclusion"  # the base's polarity; the change flips it
+    return subtype, {"group": group, "retain": retain}, {"group": group, "retain": not retain}
+
+
+def propose_cardinality(anchor: Anchor, rng: np.random.Generator) -> Proposal | None:
+    options = [(g, m) for g, m in groups(anchor) if len(m) >= 3]
+    if not options:
+        return None
+    group, members = _choice(rng, options)
+    key, desc = KEYS[int(rng.integers(4))]
+    ks = [int(k) for k in rng.permutation(np.arange(1, len(members)))][:2]
+    if len(ks) < 2:
+        return None
+    common = {"group": group, "key": key, "desc": desc}
+    return "ranked", {**common, "k": ks[0]}, {**common, "k": ks[1]}
+
+
+def propose_temporal(anchor: Anchor, rng: np.random.Generator) -> Proposal | None:
+    if rng.random() < 0.5:
+        objects = {c.id: c.object for c in anchor.candidates}
+        pairs = [(a, b) for a in objects for b in objects if a < b and objects[a] != objects[b]]
+        if not pairs:
+            return None
+        a, b = _choice(rng, pairs)
+        if rng.random() < 0.5:
+            a, b = b, a
+        base = {"x": a, "y": b, "before": bool(rng.random() < 0.5)}
+        return "explicit", base, {**base, "before": not base["before"]}
+    options = [(g, m) for g, m in groups(anchor) if 2 <= len(m) <= 4]
+    if not options:
+        return None
+    group, _ = _choice(rng, options)
+    key, desc = KEYS[int(rng.integers(4))]
+    return "rule", {"group": group, "key": key, "desc": desc}, {"group": group, "key": key, "desc": not desc}
+
+
+def propose_multi(anchor: Anchor, rng: np.random.Generator) -> Proposal | None:
+    options = [(g, m) for g, m in groups(anchor) if len(m) >= 4]
+    if not options:
+        return None
+    group, members = _choice(rng, options)
+    key, desc = KEYS[int(rng.integers(4))]
+    k = int(rng.integers(1, len(members) - 2)) if len(members) > 3 else 1
+    top = ranked_ids(anchor.candidates, members, key, desc)[:k]
+    inhibit = _choice(rng, top)  # the prohibition must bite: it removes one of the top-k
+    base = {"group": group, "key": key, "desc": desc, "k": k, "inhibit": [inhibit]}
+    if rng.random() < 0.5 and k + 1 <= len(members) - 1:
+        change = {**base, "k": k + 1}
+    else:
+        others = [i for i in ranked_ids(anchor.candidates, members, key, desc)[: k + 1] if i != inhibit]
+        change = {**base, "inhibit": [_choice(rng, others)]}
+    return "cardinality+inhibition", base, change
+
+
+PROPOSERS: dict[str, Callable[[Anchor, np.random.Generator], Proposal | None]] = {
+    "inhibition": propose_inhibition,
+    "set": propose_set,
+    "cardinality": propose_cardinality,
+    "temporal": propose_temporal,
+    "multi": propose_multi,
+}

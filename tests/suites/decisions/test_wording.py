@@ -1,0 +1,149 @@
+"""The instructions' wording: grammar, prohibitions that fit the gold, held-out test wording, masking."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from heedful.api import evaluate
+from heedful.cli import main
+from heedful.errors import RunError
+from heedful.language.realize import MASK_TOKEN, words
+from heedful.suites.decisions import wording as w
+from heedful.suites.decisions.generate import generate, parse_config
+from heedful.suites.decisions.model import Candidate, Inhibit, Task
+from heedful.suites.decisions.suite import DecisionsSuite
+from heedful.suites.decisions.tasks import LIFTING_VERBS, prohibition_contradicts_gold
+from heedful.suites.decisions.templates import TEMPLATES, all_template_ids
+
+SMALL = {"object_anchors": 4, "action_anchors": 8, "atomic_families": 96, "multi_families": 2, "visual_families": 12}
+
+
+def test_articles_agree_with_the_next_word(default_episodes) -> None:  # type: ignore[no-untyped-def]
+    wrong = [
+        ep.instruction
+        for ep in default_episodes
+        if re.search(r"\ba [aeiou]|\ban [^aeiou\W]", ep.instruction, flags=re.IGNORECASE)
+    ]
+    assert wrong == []
+    assert any(" an orange " in ep.instruction for ep in default_episodes)
+
+
+def test_no_instruction_has_the_old_broken_frames(default_episodes) -> None:  # type: ignore[no-untyped-def]
+    for ep in default_episodes:
+        text = ep.instruction.lower()
+        assert "going starting" not in text and "one by one and starting" not in text, ep.instruction
+        assert not re.search(r"\b(\w+) \1\b", text), ep.instruction  # no doubled word ("the the")
+
+
+def test_no_prohibition_names_an_object_the_gold_lifts(default_episodes) -> None:  # type: ignore[no-untyped-def]
+    checked = 0
+    for ep in default_episodes:
+        by_id = {c.id: c for c in ep.candidates}
+        gold = [ep.gold] if isinstance(ep.gold, str) else ep.gold
+        lifted = {by_id[i].object for i in gold if by_id[i].attrs.get("verb") in LIFTING_VERBS}
+        for constraint in ep.task.constraints:
+            if isinstance(constraint, Inhibit):
+                checked += 1
+                assert by_id[constraint.candidate].object not in lifted, ep.episode_id
+    assert checked > 500
+
+
+def _action(cid: str, verb: str, obj: str) -> Candidate:
+    return Candidate(id=cid, kind="action", text=f"{verb} {obj}", attrs={"verb": verb}, x=0, y=0, object=obj)
+
+
+def test_a_prohibited_pick_contradicts_a_gold_that_stacks_the_same_object() -> None:
+    cands = [_action("a1", "pick", "cube"), _action("a2", "stack_on", "cube"), _action("a3", "push", "ball")]
+    task = Task(decision_type="single", constraints=(Inhibit(candidate="a1"),))
+    assert prohibition_contradicts_gold(cands, task, "a2")
+    assert not prohibition_contradicts_gold(cands, task, "a3")
+
+
+def test_the_test_split_uses_only_held_out_templates(default_episodes) -> None:  # type: ignore[no-untyped-def]
+    used = {
+        split: {ep.template_id for ep in default_episodes if ep.split == split} for split in ("train", "val", "test")
+    }
+    assert used["test"] == all_template_ids(held_out=True)
+    assert used["train"] == all_template_ids(held_out=False)
+    assert used["val"] <= all_template_ids(held_out=False)
+    for key, group in TEMPLATES.items():  # each split has two templates per key: base and rewrite differ
+        assert sum(t.held_out for t in group) >= 2 and sum(not t.held_out for t in group) >= 2, key
+
+
+def _pool_words(index: int) -> set[str]:
+    found: set[str] = set()
+    for value in vars(w).values():
+        pools = value.values() if isinstance(value, dict) else [value]
+        for pool in pools:
+            if isinstance(pool, tuple) and len(pool) == 2 and all(isinstance(p, tuple) for p in pool):
+                found |= {word for text in _flat(pool[index]) for word in words(text)}
+    return found
+
+
+def _flat(items: tuple[object, ...]) -> list[str]:
+    return [s for item in items for s in (_flat(item) if isinstance(item, tuple) else [str(item)])]
+
+
+def test_held_out_words_never_appear_in_train_or_val(default_episodes) -> None:  # type: ignore[no-untyped-def]
+    train_text = {word for ep in default_episodes if ep.split != "test" for word in words(ep.instruction)}
+    test_text = {word for ep in default_episodes if ep.split == "test" for word in words(ep.instruction)}
+    template_words = {
+        word for group in TEMPLATES.values() for t in group if not t.held_out for word in words(t.template.text)
+    }
+    held_out_only = _pool_words(1) - _pool_words(0) - template_words - {"o", "t", "d", "n", "l", "a"}
+    assert len(held_out_only) > 30
+    assert held_out_only & train_text == set()
+    assert len(held_out_only & test_text) > 0.8 * len(held_out_only)
+
+
+def test_the_hold_out_can_be_switched_off() -> None:
+    held = generate(3, parse_config(SMALL))
+    mixed = generate(3, parse_config({**SMALL, "held_out_wording": False}))
+    held_out_ids = all_template_ids(held_out=True)
+    assert not {ep.template_id for ep in held if ep.split == "train"} & held_out_ids
+    assert {ep.template_id for ep in mixed if ep.split == "train"} & held_out_ids
+    assert {ep.template_id for ep in mixed if ep.split == "test"} - held_out_ids
+    assert [ep.gold for ep in held] != [] and len(held) == len(mixed)
+
+
+def test_the_cli_switches_the_hold_out_off(tmp_path: Path) -> None:
+    settings = [arg for key, value in SMALL.items() for arg in ("--set", f"{key}={value}")]
+    args = ["generate", "decisions", "--seed", "3", "--no-progress", *settings, "--set", "held_out_wording=false"]
+    assert main([*args, "--out", str(tmp_path / "d")]) == 0
+    lines = (tmp_path / "d" / "episodes.jsonl").read_text().splitlines()
+    train_templates = {json.loads(line)["template_id"] for line in lines if json.loads(line)["split"] == "train"}
+    assert train_templates & all_template_ids(held_out=True)
+
+
+def test_a_masked_instruction_keeps_only_its_template_frame(default_episodes) -> None:  # type: ignore[no-untyped-def]
+    templates = {t.template.id: t.template for group in TEMPLATES.values() for t in group}
+    frame_words = {
+        word
+        for pool in (w.DO_OBJECT, w.DO_ACTION, w.OBJECT_NOUNS, w.ACTION_NOUNS, w.EVERYTHING_OBJECT, w.EVERYTHING_ACTION)
+        for text in pool[0] + pool[1]
+        for word in words(text)
+    }
+    frame_words |= {
+        word for forms in (*w.OBJECT_VERBS.values(), *w.ACTION_VERBS.values()) for f in forms for word in words(f)
+    }
+    for ep in default_episodes:
+        literal = set(words(re.sub(r"\{\w+\}", " ", templates[ep.template_id].text)))
+        leaked = set(words(ep.masked_instruction.replace(MASK_TOKEN, " "))) - literal - frame_words
+        assert leaked == set(), (ep.episode_id, ep.masked_instruction)
+
+
+def test_the_dataset_version_is_bumped_and_an_old_run_refuses_to_resume(tmp_path: Path) -> None:
+    assert DecisionsSuite().version == "decisions-v2"
+    suite, out, data = DecisionsSuite(), tmp_path / "run", tmp_path / "data"
+    suite.save_dataset(generate(0, parse_config(SMALL)), data, {"seed": 0})
+    evaluate(suite="decisions", agent="oracle", out=out, dataset=data, limit=4, progress=False)
+    manifest_path = out / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["spec"]["suite_version"] = "decisions-v1"  # what a run made before this change stored
+    manifest_path.write_text(json.dumps(manifest))
+    with pytest.raises(RunError, match="suite_version: stored 'decisions-v1', requested 'decisions-v2'"):
+        evaluate(suite="decisions", agent="oracle", out=out, dataset=data, limit=4, resume=True, progress=False)
