@@ -148,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m heedful.agents.decisions_audit",
         description=__doc__.split("\n\n")[0] if __doc__ else None,
-        epilog="Healthy: no shallow control above 50%% family success in any category; bow held out far "
+        epilog="Healthy: no shallow control above 50% family success in any category; bow held out far "
         "below bow in-sample.",
     )
     parser.add_argument("--dataset", type=Path, help="dataset directory (default: generate the default one)")
