@@ -41,17 +41,18 @@ def _first_room_of(run_: EpisodeRun, action: str) -> int | None:
 
 def test_registered_with_a_checked_follow_budget() -> None:
     agent = make_agent("situated", suite="household")
-    assert isinstance(agent, SituatedAgent) and agent.follow_budget == 150
+    assert isinstance(agent, SituatedAgent) and agent.follow_budget == 0
     assert make_agent("situated", {"follow_budget": 60}, suite="household").follow_budget == 60
     for bad in (-1, "60", True, 2.5):
         with pytest.raises(ConfigError, match="follow_budget must be a whole number"):
             SituatedAgent(follow_budget=bad)  # type: ignore[arg-type]
 
 
-def test_s_hum_it_follows_until_the_walk_shows_the_farther_bathroom() -> None:
+def test_s_hum_with_a_follow_budget_it_follows_until_the_walk_shows_the_farther_bathroom() -> None:
     episode = s_hum_two_bathrooms()
     assert episode.candidate_rooms == (0, 6) and episode.human.destination_room == 6
-    blind, situated = run_episode(episode, CommonsenseAgent(), 0), run_episode(episode, SituatedAgent(), 0)
+    blind = run_episode(episode, CommonsenseAgent(), 0)
+    situated = run_episode(episode, SituatedAgent(follow_budget=150), 0)
     assert blind.score is not None and situated.score is not None
     # commonsense tries the nearer bathroom first and has to walk the whole row back
     assert _first_room_of(blind, "Give to Human") == 0
@@ -112,8 +113,11 @@ def test_following_on_clear_tasks_fails_by_the_50_step_rule_so_situated_does_not
         prober = run_episode(episode, _FollowsFirst(), 0).score
         assert prober is not None and prober.followed_steps > 50 and not prober.success
         assert "followed the human" in prober.reason  # it reached the goal, and still failed
+        # situated never follows there, so it scores what commonsense does (sif-v2's val_unseen-s_hum-000 is
+        # missed by both at the step limit, not by the following rule)
         situated = run_episode(episode, SituatedAgent(), 0).score
-        assert situated is not None and situated.success and situated.followed_steps == 0
+        assert situated is not None and situated.followed_steps == 0 and "followed" not in situated.reason
+        assert situated == run_episode(episode, CommonsenseAgent(), 0).score
 
 
 class _Poison:
@@ -162,6 +166,7 @@ def test_serial_and_two_workers_give_identical_records(tmp_path: Path) -> None:
         dataset_hash=suite.dataset_hash(episodes),
         dataset_source="test",
         agent="situated",
+        agent_args={"follow_budget": 40},  # the follow path is the one with the most state to get wrong
         seed=0,
     )
     run(spec, episodes, tmp_path / "serial", progress=False)
