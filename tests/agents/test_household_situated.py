@@ -7,6 +7,7 @@ and clear tasks it must act exactly like commonsense; it must never touch the li
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +19,14 @@ from household_data import small_episodes
 from household_row_house import s_hum_two_bathrooms, s_obj_human_in_view
 
 from heedful.agents.base import AgentReply
-from heedful.agents.household import HUMAN_STOPPED, CommonsenseAgent, SituatedAgent
+from heedful.agents.household import HUMAN_STOPPED, CommonsenseAgent, SituatedAgent, _facts
 from heedful.agents.household_text import FOLLOWING
 from heedful.agents.registry import make_agent
 from heedful.errors import ConfigError
 from heedful.runner import RunSpec, load_run, run
+from heedful.suites.household import language as lang
 from heedful.suites.household.executors import execute
-from heedful.suites.household.observation import HouseholdObservation
+from heedful.suites.household.observation import HouseholdObservation, HumanView, build_observation
 from heedful.suites.household.rollout import EpisodeRun, run_episode
 from heedful.suites.household.runtime import TaskEnv
 from heedful.suites.household.suite import HouseholdSuite
@@ -63,6 +65,27 @@ def test_s_hum_with_a_follow_budget_it_follows_until_the_walk_shows_the_farther_
     assert situated.score.success and blind.score.success
     assert situated.score.steps < blind.score.steps - 60
     assert situated.score.spl > blind.score.spl + 0.15
+
+
+def test_s_hum_by_default_it_orders_the_fitting_rooms_by_distance_plus_the_motion_it_saw() -> None:
+    episode = s_hum_two_bathrooms()
+    observed = build_observation(TaskEnv.start(episode), 0)
+    command, facts = lang.parse_command(observed.command), _facts(observed.rooms)
+    assert command is not None
+
+    def order(distances: tuple[float, float], towards: tuple[int, ...], seen: int | None = None) -> list[int]:
+        metres = list(observed.room_distances)
+        metres[0], metres[6] = distances
+        human = HumanView(first_room=2, last_room=seen, last_step=observed.step, walking_towards=towards)
+        obs = replace(observed, room_distances=tuple(metres), human=human)
+        assert CommonsenseAgent()._human_rooms(obs, command.human_place, facts) == [0, 6]  # blind: nearest first
+        return SituatedAgent()._human_rooms(obs, command.human_place, facts)
+
+    assert SituatedAgent().follow_budget == 0 and "Follow Human" not in _go(run_episode(episode, SituatedAgent(), 0))
+    assert order((10.0, 11.0), ()) == [0, 6]  # no motion seen: commonsense's order
+    assert order((10.0, 11.0), (6,)) == [6, 0]  # a near tie: the room the human walks towards first
+    assert order((10.0, 20.0), (6,)) == [0, 6]  # weak evidence does not send it across the house
+    assert order((10.0, 20.0), (), seen=6) == [6, 0]  # the human in view now, in room 6: there
 
 
 def test_s_obj_it_searches_first_where_it_saw_the_human() -> None:
