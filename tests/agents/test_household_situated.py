@@ -7,6 +7,7 @@ and clear tasks it must act exactly like commonsense; it must never touch the li
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +19,14 @@ from household_data import small_episodes
 from household_row_house import s_hum_two_bathrooms, s_obj_human_in_view
 
 from heedful.agents.base import AgentReply
-from heedful.agents.household import HUMAN_STOPPED, CommonsenseAgent, SituatedAgent
+from heedful.agents.household import HUMAN_STOPPED, CommonsenseAgent, SituatedAgent, _facts
 from heedful.agents.household_text import FOLLOWING
 from heedful.agents.registry import make_agent
 from heedful.errors import ConfigError
 from heedful.runner import RunSpec, load_run, run
+from heedful.suites.household import language as lang
 from heedful.suites.household.executors import execute
-from heedful.suites.household.observation import HouseholdObservation
+from heedful.suites.household.observation import HouseholdObservation, HumanView, build_observation
 from heedful.suites.household.rollout import EpisodeRun, run_episode
 from heedful.suites.household.runtime import TaskEnv
 from heedful.suites.household.suite import HouseholdSuite
@@ -41,17 +43,18 @@ def _first_room_of(run_: EpisodeRun, action: str) -> int | None:
 
 def test_registered_with_a_checked_follow_budget() -> None:
     agent = make_agent("situated", suite="household")
-    assert isinstance(agent, SituatedAgent) and agent.follow_budget == 150
+    assert isinstance(agent, SituatedAgent) and agent.follow_budget == 0
     assert make_agent("situated", {"follow_budget": 60}, suite="household").follow_budget == 60
     for bad in (-1, "60", True, 2.5):
         with pytest.raises(ConfigError, match="follow_budget must be a whole number"):
             SituatedAgent(follow_budget=bad)  # type: ignore[arg-type]
 
 
-def test_s_hum_it_follows_until_the_walk_shows_the_farther_bathroom() -> None:
+def test_s_hum_with_a_follow_budget_it_follows_until_the_walk_shows_the_farther_bathroom() -> None:
     episode = s_hum_two_bathrooms()
     assert episode.candidate_rooms == (0, 6) and episode.human.destination_room == 6
-    blind, situated = run_episode(episode, CommonsenseAgent(), 0), run_episode(episode, SituatedAgent(), 0)
+    blind = run_episode(episode, CommonsenseAgent(), 0)
+    situated = run_episode(episode, SituatedAgent(follow_budget=150), 0)
     assert blind.score is not None and situated.score is not None
     # commonsense tries the nearer bathroom first and has to walk the whole row back
     assert _first_room_of(blind, "Give to Human") == 0
@@ -62,6 +65,27 @@ def test_s_hum_it_follows_until_the_walk_shows_the_farther_bathroom() -> None:
     assert situated.score.success and blind.score.success
     assert situated.score.steps < blind.score.steps - 60
     assert situated.score.spl > blind.score.spl + 0.15
+
+
+def test_s_hum_by_default_it_orders_the_fitting_rooms_by_distance_plus_the_motion_it_saw() -> None:
+    episode = s_hum_two_bathrooms()
+    observed = build_observation(TaskEnv.start(episode), 0)
+    command, facts = lang.parse_command(observed.command), _facts(observed.rooms)
+    assert command is not None
+
+    def order(distances: tuple[float, float], towards: tuple[int, ...], seen: int | None = None) -> list[int]:
+        metres = list(observed.room_distances)
+        metres[0], metres[6] = distances
+        human = HumanView(first_room=2, last_room=seen, last_step=observed.step, walking_towards=towards)
+        obs = replace(observed, room_distances=tuple(metres), human=human)
+        assert CommonsenseAgent()._human_rooms(obs, command.human_place, facts) == [0, 6]  # blind: nearest first
+        return SituatedAgent()._human_rooms(obs, command.human_place, facts)
+
+    assert SituatedAgent().follow_budget == 0 and "Follow Human" not in _go(run_episode(episode, SituatedAgent(), 0))
+    assert order((10.0, 11.0), ()) == [0, 6]  # no motion seen: commonsense's order
+    assert order((10.0, 11.0), (6,)) == [6, 0]  # a near tie: the room the human walks towards first
+    assert order((10.0, 20.0), (6,)) == [0, 6]  # weak evidence does not send it across the house
+    assert order((10.0, 20.0), (), seen=6) == [6, 0]  # the human in view now, in room 6: there
 
 
 def test_s_obj_it_searches_first_where_it_saw_the_human() -> None:
@@ -112,8 +136,11 @@ def test_following_on_clear_tasks_fails_by_the_50_step_rule_so_situated_does_not
         prober = run_episode(episode, _FollowsFirst(), 0).score
         assert prober is not None and prober.followed_steps > 50 and not prober.success
         assert "followed the human" in prober.reason  # it reached the goal, and still failed
+        # situated never follows there, so it scores what commonsense does (sif-v2's val_unseen-s_hum-000 is
+        # missed by both at the step limit, not by the following rule)
         situated = run_episode(episode, SituatedAgent(), 0).score
-        assert situated is not None and situated.success and situated.followed_steps == 0
+        assert situated is not None and situated.followed_steps == 0 and "followed" not in situated.reason
+        assert situated == run_episode(episode, CommonsenseAgent(), 0).score
 
 
 class _Poison:
@@ -162,6 +189,7 @@ def test_serial_and_two_workers_give_identical_records(tmp_path: Path) -> None:
         dataset_hash=suite.dataset_hash(episodes),
         dataset_source="test",
         agent="situated",
+        agent_args={"follow_budget": 40},  # the follow path is the one with the most state to get wrong
         seed=0,
     )
     run(spec, episodes, tmp_path / "serial", progress=False)
