@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import multiprocessing
 from collections import Counter
+from functools import partial
 
 import numpy as np
 import pytest
@@ -23,6 +25,24 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def default_household() -> list[HouseholdEpisode]:
     return HouseholdSuite().generate(0)
+
+
+AGENTS = {"oracle": OracleAgent, "commonsense": CommonsenseAgent}
+_EPISODES: list[HouseholdEpisode] = []
+
+
+def _score(agent: str, index: int) -> tuple[bool, float, int] | None:
+    result = run_episode(_EPISODES[index], AGENTS[agent](), seed=0)
+    return None if result.score is None else (result.score.success, result.score.spl, result.score.steps)
+
+
+def _scores(episodes: list[HouseholdEpisode], agent: str) -> list[tuple[bool, float, int] | None]:
+    """Every episode's (success, spl, steps), on both cores: forked workers inherit the episodes, so only
+    indices and scores cross the process boundary (the suite runs tests one at a time)."""
+    global _EPISODES
+    _EPISODES = episodes
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        return pool.map(partial(_score, agent), range(len(episodes)), chunksize=8)
 
 
 def test_default_counts(default_household: list[HouseholdEpisode]) -> None:
@@ -47,10 +67,9 @@ def test_default_is_byte_identical_for_the_same_seed(default_household: list[Hou
 
 
 def test_oracle_solves_every_default_episode(default_household: list[HouseholdEpisode]) -> None:
-    for episode in default_household:
-        result = run_episode(episode, OracleAgent(), seed=0)
-        assert result.score is not None and result.score.success, episode.episode_id
-        assert result.score.steps == episode.oracle_steps, episode.episode_id
+    for episode, score in zip(default_household, _scores(default_household, "oracle"), strict=True):
+        assert score is not None and score[0], episode.episode_id
+        assert score[2] == episode.oracle_steps, episode.episode_id
 
 
 def test_ignoring_the_human_costs_on_ambiguous_situated_tasks(default_household: list[HouseholdEpisode]) -> None:
@@ -59,12 +78,11 @@ def test_ignoring_the_human_costs_on_ambiguous_situated_tasks(default_household:
     # oracle perception: SR 88 / 74 / 52 on PnP / S_obj / S_hum)
     success: dict[str, list[float]] = {}
     spl: dict[str, list[float]] = {}
-    for episode in default_household:
-        result = run_episode(episode, CommonsenseAgent(), seed=0)
-        assert result.score is not None
+    for episode, score in zip(default_household, _scores(default_household, "commonsense"), strict=True):
+        assert score is not None
         key = episode.task_type if episode.ambiguous is None else f"{episode.task_type}/{episode.ambiguous}"
-        success.setdefault(key, []).append(float(result.score.success))
-        spl.setdefault(key, []).append(result.score.spl)
+        success.setdefault(key, []).append(float(score[0]))
+        spl.setdefault(key, []).append(score[1])
     sr = {key: float(np.mean(values)) for key, values in success.items()}
     assert sr["pnp"] >= 0.95 and float(np.mean(spl["pnp"])) >= 0.9
     assert sr["s_obj/False"] >= 0.95 and sr["s_hum/False"] >= 0.95
