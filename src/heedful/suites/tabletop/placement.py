@@ -183,13 +183,20 @@ def _need(name: str | None) -> str:
     return name if name is not None else ""
 
 
+def _offsets_at_release(tr: Track, g: Grounded, c: Carry) -> tuple[int, float, float]:
+    """The settle step after the carry ends, and the source's xy offset from the target at release and once settled."""
+    target = _need(g.target)
+    s = tr.settle(c.end)
+    aimed = float(np.linalg.norm(tr.xy(g.source, c.end) - tr.xy(target, c.end)))
+    settled = float(np.linalg.norm(tr.xy(g.source, s) - tr.xy(target, s)))
+    return s, aimed, settled
+
+
 def stack_stage(tr: Track, g: Grounded, weight: float, aim_radius: float, rest: float) -> StageVerdict:
     c = carry_of(tr)
     if c is None or g.target is None:
         return _never("stack", weight)
-    s = tr.settle(c.end)
-    aimed = float(np.linalg.norm(tr.xy(g.source, c.end) - tr.xy(g.target, c.end)))
-    settled = float(np.linalg.norm(tr.xy(g.source, s) - tr.xy(g.target, s)))
+    s, aimed, settled = _offsets_at_release(tr, g, c)
     on_top = tr.bottom(g.source, s) >= tr.top(g.target, s) - 0.01
     intent, why = aim(tr, g, c, aimed <= aim_radius, tr.xy(g.target, c.grasp))
     done = c.release is not None and aimed <= aim_radius and settled <= rest and on_top
@@ -201,9 +208,7 @@ def bowl_stage(tr: Track, g: Grounded, weight: float) -> StageVerdict:
     c = carry_of(tr)
     if c is None or g.target is None:
         return _never("bowl", weight)
-    s = tr.settle(c.end)
-    aimed = float(np.linalg.norm(tr.xy(g.source, c.end) - tr.xy(g.target, c.end)))
-    settled = float(np.linalg.norm(tr.xy(g.source, s) - tr.xy(g.target, s)))
+    s, aimed, settled = _offsets_at_release(tr, g, c)
     inside = settled <= 0.04 and tr.bottom(g.source, s) <= tr.top(g.target, s)
     intent, why = aim(tr, g, c, aimed <= 0.04, tr.xy(g.target, c.grasp))
     done = c.release is not None and aimed <= 0.04 and inside
