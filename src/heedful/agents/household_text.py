@@ -37,10 +37,9 @@ def human_last(obs: HouseholdObservation) -> str:
     human = obs.human
     if human.last_room is None:
         return "You have not seen the human."
-    return (
-        f"When you last saw the human (at time step {human.last_step}), "
-        f"the human was in room {human.last_room}{towards(obs)}."
-    )
+    step = human.last_step or 0
+    when = f"at time step {step}" if step >= 0 else f"{-step} time steps before the task began"
+    return f"When you last saw the human ({when}), the human was in room {human.last_room}{towards(obs)}."
 
 
 def towards(obs: HouseholdObservation) -> str:
@@ -49,7 +48,13 @@ def towards(obs: HouseholdObservation) -> str:
 
 
 def human_seen(obs: HouseholdObservation) -> str:
-    """For a walking human: where it was when it spoke and where it was last seen (empty otherwise)."""
+    """For a walking human: where it was when it spoke and where it was last seen; for a human seen carrying
+    the object away (S_obj): where it took it and where it was last seen; empty otherwise."""
+    if obs.human_carrying is not None and obs.human.first_room is not None:
+        return (
+            f" Before the human said this, you saw the human take the {obs.human_carrying} in room "
+            f"{obs.human.first_room} and carry it away. {human_last(obs)}"
+        )
     if not obs.human_walks:
         return ""
     first = obs.human.first_room

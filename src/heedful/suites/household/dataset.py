@@ -18,9 +18,10 @@ from heedful.suites.episode_files import EPISODES_FILE, SUMMARY_FILE, read_episo
 from heedful.suites.household.model import HouseholdEpisode
 
 DATASET_FORMAT = "heedful-household-dataset/1"
-SUITE_VERSION = "household/sif-v2"
+SUITE_VERSION = "household/sif-v3"
 """The benchmark's version: v2 is the world calibrated to the paper's scale (larger houses, several rooms of
-one function, long human walks); v1 datasets and runs are refused rather than mixed with it."""
+one function, long human walks); v3 lets the S_obj agent watch the human carry the object away (`carry.py`).
+Datasets and runs of other versions are refused rather than mixed with this one."""
 
 
 def check_version(path: Path, version: str) -> None:

@@ -66,11 +66,14 @@ class Goal(BaseModel):
 
 
 class HumanSpec(BaseModel):
-    """The human in the task phase: standing at `start`, or walking to `destination` (S_hum)."""
+    """The human in the task phase: standing at `start`, or walking to `destination` (S_hum). An S_obj human
+    carried the object from `carried_from` to `start` just before the task phase, in the agent's view at first
+    (`carry.py`)."""
 
     model_config = _frozen
 
     start: tuple[float, float]
+    carried_from: tuple[float, float] | None = None
     destination: tuple[float, float] | None = None
     destination_room: int | None = None
     place: PlaceSpec | None = None

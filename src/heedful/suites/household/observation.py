@@ -48,7 +48,8 @@ class RoomView:
 
 @dataclass(frozen=True)
 class HumanView:
-    """The human as observed: the room where first and last seen, and where it seems to walk."""
+    """The human as observed: the room where first and last seen, and where it seems to walk. `last_step` is
+    negative when the agent has seen the human only before the task phase (S_obj's carry walk)."""
 
     first_room: int | None
     last_room: int | None
@@ -78,6 +79,9 @@ class HouseholdObservation:
     privileged: Any = field(default=None, repr=False, compare=False)
     human_walks: bool = False
     """Whether the human started walking when it spoke (S_hum): the agent saw it leave."""
+    human_carrying: str | None = None
+    """The object the agent saw the human carry away just before the task phase (S_obj), by category; the
+    sightings are in `human` with negative time steps (`carry.py`)."""
     memory: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
@@ -156,5 +160,6 @@ def build_observation(
         available_actions=tuple(available_actions(env)),
         privileged=env if privileged else None,
         human_walks=episode.task_type == "s_hum",
+        human_carrying=episode.target_category if episode.human.carried_from is not None else None,
         memory={} if memory is None else memory,
     )

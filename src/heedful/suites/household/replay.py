@@ -17,6 +17,7 @@ from heedful.sims.household.perception import Detector
 from heedful.sims.household.render import GIF_FRAME_MS, Canvas, Scene, draw_scene, house_image, save_gif
 from heedful.sims.household.sim import HouseSim
 from heedful.sims.household.vision import view_cells
+from heedful.suites.household.carry import carry_walk
 from heedful.suites.household.model import HouseholdEpisode
 from heedful.suites.household.runtime import TaskEnv
 
@@ -64,6 +65,9 @@ def record_frames(
     """Replay `actions` while recording frames (`detector`: the run's simulated noisy perception, if any)."""
     recorder = FrameRecorder(every)
     probe = TaskEnv.start(episode)
+    walk = carry_walk(probe.grid, episode.human)
+    if walk is not None:  # S_obj: the human's trail begins with the carry walk the agent watched
+        recorder.human_trail.extend(walk.points)
     recorder.capture(probe.sim, force=True)
     env = _replay_with(episode, actions, recorder, detector)
     recorder.capture(env.sim, force=True)

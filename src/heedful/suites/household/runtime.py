@@ -11,6 +11,7 @@ from heedful.sims.household.perception import Detector
 from heedful.sims.household.semantic_map import MappedObject, SemanticMap
 from heedful.sims.household.sim import MAX_STEPS, HouseSim, ObjectState, Pose
 from heedful.sims.household.vision import RANGE_M
+from heedful.suites.household.carry import carry_sighting, carry_walk
 from heedful.suites.household.model import HouseholdEpisode
 
 
@@ -99,6 +100,9 @@ class TaskEnv:
             range_m,
         )
         semantic = premap(episode, detector)
+        walk = carry_walk(grid, episode.human)
+        if walk is not None:  # S_obj: what the agent saw of the human carrying the object away
+            semantic.human_track.extend(carry_sighting(grid, walk, (x, y, heading), range_m))
         semantic.attach(sim)
         return cls(episode=episode, grid=grid, sim=sim, map=semantic)
 

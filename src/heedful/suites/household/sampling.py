@@ -14,6 +14,7 @@ from heedful.suites.household.tasks import (
     Draft,
     HouseContext,
     TaskRejectedError,
+    carrying_human,
     choose_phrase,
     distractors,
     goal_instruction,
@@ -62,7 +63,8 @@ def sample_pnp(ctx: HouseContext, rng: np.random.Generator) -> Draft:
 
 
 def sample_s_obj(ctx: HouseContext, ambiguous: bool, rng: np.random.Generator) -> Draft:
-    """Situated object: the only object of its category was moved; the human says where, vaguely or not."""
+    """Situated object: the only object of its category was moved; the human says where, vaguely or not, and
+    the agent watched the human carry it away (`carrying_human`)."""
     counts: dict[str, int] = {}
     for o in ctx.house.objects:
         counts[o.category] = counts.get(o.category, 0) + 1
@@ -80,6 +82,7 @@ def sample_s_obj(ctx: HouseContext, ambiguous: bool, rng: np.random.Generator) -
         raise TaskRejectedError("trivial_move")
     moved = [target, *distractors(ctx, obj.category, taken, rng)]
     moved.sort(key=lambda r: int(r.object_id[1:]))
+    human, pose = carrying_human(ctx, target, rng)
     return Draft(
         task_type="s_obj",
         ambiguous=len(target.candidate_rooms) > 1,
@@ -89,8 +92,8 @@ def sample_s_obj(ctx: HouseContext, ambiguous: bool, rng: np.random.Generator) -
         goal=goal,
         candidate_rooms=target.candidate_rooms,
         relocations=tuple(moved),
-        agent_start=random_pose(ctx, rng),
-        human=standing_human(ctx, [target], rng),
+        agent_start=pose,
+        human=human,
     )
 
 

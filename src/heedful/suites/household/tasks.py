@@ -2,10 +2,12 @@
 
 PnP: an object that stays put, a receptacle or room goal. S_obj: an object whose category is unique in
 the house is moved to another room, and the human says where in a place phrase; the task is clear when
-the phrase fits one room and ambiguous otherwise. S_hum: the human stands in the agent's view, says where
-it will be, and walks there; clear / ambiguous likewise. Every type gets 0-2 distractor relocations of
-objects of other categories, each with its own statement. Trivial tasks (the object already at a goal,
-or moved within its receptacle) are rejected here; the oracle filter follows in `generate.py`.
+the phrase fits one room and ambiguous otherwise. The agent starts where it watched the human pick the
+object up and carry it away (for at least `HISTORY_STEPS` steps of the walk, `carry.py`). S_hum: the
+human stands in the agent's view, says where it will be, and walks there; clear / ambiguous likewise.
+Every type gets 0-2 distractor relocations of objects of other categories, each with its own statement.
+Trivial tasks (the object already at a goal, or moved within its receptacle) are rejected here; the
+oracle filter follows in `generate.py`.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from heedful.sims.household.model import HouseSpec, ObjectSpec, ReceptacleSpec
 from heedful.sims.household.vision import HEADINGS, in_view
 from heedful.sims.household.vocab import ACTIVITIES, INSTRUCTION_RECEPTACLES
 from heedful.suites.household import language as lang
+from heedful.suites.household.carry import carry_sighting, carry_walk, seen_span
 from heedful.suites.household.model import Goal, HumanSpec, PlaceSpec, Premap, Relocation
+from heedful.suites.household.towards import HISTORY_STEPS
 
 MAX_DISTRACTORS = 2
 HUMAN_VIEW_DISTANCE = (1.5, 3.0)
@@ -36,6 +40,8 @@ AMBIGUOUS_PREFERRED_FITS = 3
 and 4 or the five rooms the human may be walking towards in Listing 2 ..."""
 TWO_ROOM_SHARE = 0.3
 """... except in this share of the draws where the chosen room has no such phrase (then two rooms fit)."""
+WATCH_TRIES = 60
+"""Agent poses tried (1.5-3 m from the S_obj pickup, facing it) for one that sees enough of the carry walk."""
 
 
 class TaskRejectedError(Exception):
@@ -223,12 +229,49 @@ def satisfies(ctx: HouseContext, goal: Goal, receptacle_id: str) -> bool:
 
 
 def standing_human(ctx: HouseContext, relocations: list[Relocation], rng: np.random.Generator) -> HumanSpec:
-    """PnP / S_obj: the human stands still where it put the last object (or anywhere)."""
+    """PnP: the human stands still where it put the last object (or anywhere)."""
     if relocations:
         rec = ctx.house.receptacle(relocations[-1].to_receptacle)
         return HumanSpec(start=near_receptacle(ctx, rec))
     x, y, _ = random_pose(ctx, rng)
     return HumanSpec(start=(x, y))
+
+
+def carrying_human(
+    ctx: HouseContext, moved: Relocation, rng: np.random.Generator
+) -> tuple[HumanSpec, tuple[float, float, int]]:
+    """S_obj: the human carries `moved` from its old receptacle to its new one, and an agent pose that sees
+    the pickup and at least `HISTORY_STEPS` steps of the walk (what the walking-towards rule needs): of
+    `WATCH_TRIES` poses 1.5-3 m from the pickup and facing it, the one that sees the walk longest."""
+    house = ctx.house
+    human = HumanSpec(
+        start=near_receptacle(ctx, house.receptacle(moved.to_receptacle)),
+        carried_from=near_receptacle(ctx, house.receptacle(moved.from_receptacle)),
+    )
+    walk = carry_walk(ctx.grid, human)
+    assert walk is not None and human.carried_from is not None
+    px, py = human.carried_from
+    grid = ctx.grid
+    best: tuple[int, tuple[float, float, int]] | None = None
+    for _ in range(WATCH_TRIES):
+        dist = float(rng.uniform(*HUMAN_VIEW_DISTANCE))
+        angle = float(rng.uniform(0.0, 2.0 * math.pi))
+        x, y = px + dist * math.cos(angle), py + dist * math.sin(angle)
+        r, c = grid.index(x, y)
+        if not (0 <= r < grid.shape[0] and 0 <= c < grid.shape[1]):
+            continue
+        if not (ctx.reachable[r, c] and grid.clearance[r, c] >= 0.4):
+            continue
+        heading = round(math.degrees(math.atan2(py - y, px - x)) / 10.0) % HEADINGS
+        pose = (round(x, 4), round(y, 4), int(heading))
+        sighting = carry_sighting(grid, walk, pose)
+        span = seen_span(sighting)
+        seen_pickup = bool(sighting) and sighting[0][0] == -walk.arrival_step
+        if seen_pickup and span >= HISTORY_STEPS and (best is None or span > best[0]):
+            best = (span, pose)
+    if best is None:
+        raise TaskRejectedError("carry_not_seen")
+    return human, best[1]
 
 
 def near_receptacle(ctx: HouseContext, rec: ReceptacleSpec) -> tuple[float, float]:

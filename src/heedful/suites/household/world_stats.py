@@ -3,9 +3,9 @@
 `world_statistics(episodes)` measures what decides whether ignoring the human costs anything: how many
 rooms a house has and how large it is, how many rooms fit an ambiguous task's words, how long the oracle's
 path is against the 600-step limit, how far the S_hum human walks and whether it is still walking when
-the oracle delivers. `render_statistics` prints them with the paper's figures beside them (see
-`PAPER_FIGURES`); `python -m heedful.suites.household.world_stats [DATASET]` does both (the default
-benchmark without a dataset).
+the oracle delivers, and what the S_obj agent saw of the carry walk. `render_statistics` prints them with
+the paper's figures beside them (see `PAPER_FIGURES`); `python -m heedful.suites.household.world_stats
+[DATASET]` does both (the default benchmark without a dataset).
 """
 
 from __future__ import annotations
@@ -24,8 +24,10 @@ from heedful.sims.household.house import room_viewpoint
 from heedful.sims.household.human import HUMAN_SPEED
 from heedful.sims.household.model import HouseSpec
 from heedful.sims.household.sim import MAX_STEPS, STEP_M
+from heedful.suites.household.carry import carry_sighting, carry_walk, seen_span
 from heedful.suites.household.model import HouseholdEpisode
 from heedful.suites.household.runtime import human_path
+from heedful.suites.household.towards import walking_towards
 
 PAPER_FIGURES: dict[str, str] = {
     "rooms per house": "5-9 rooms in the prompt examples (Listings 1-5: Rooms 0-4, 0-5, 0-7, 0-8)",
@@ -33,6 +35,7 @@ PAPER_FIGURES: dict[str, str] = {
     "fitting rooms, ambiguous": "'several', 'multiple bathrooms' (Sec. 3.1); 5 rooms 'walking towards' (Listing 2)",
     "room-to-room leg": "Listing 1: room 2 -> room 0 and its scan, t = 24 -> 125 (101 steps)",
     "human walk": "Listing 2: still walking at t = 102 after 100 steps followed (>= 8 m at 0.08 m/step)",
+    "carry walk": "the human 'took the cup and moved it with me' (Sec. 3.1); relocated before the task (Sec. 3.2)",
     "agent / human speed": "0.17 m / 0.08 m per step (Sec. 3.2, 3.3): the agent is 2.1x faster",
     "step limit": "600 steps (Sec. 5)",
     "oracle SR": "95-100 (Table D.4)",
@@ -115,6 +118,32 @@ def human_statistics(episodes: Sequence[HouseholdEpisode]) -> dict[str, Any]:
     }
 
 
+def carry_statistics(episodes: Sequence[HouseholdEpisode]) -> dict[str, Any]:
+    """S_obj's carry walk: its length, how many steps of it the agent saw, and how often the rooms it then
+    seemed to walk towards hold the object's room (among the rooms the words fit, for ambiguous tasks)."""
+    lengths, seen, hits, narrowed = [], [], 0, []
+    s_obj = [ep for ep in episodes if ep.task_type == "s_obj"]
+    for ep in s_obj:
+        grid = grid_for(ep.house, ep.cell_m)
+        walk = carry_walk(grid, ep.human)
+        if walk is None:
+            continue
+        sighting = carry_sighting(grid, walk, ep.agent_start)
+        towards = walking_towards(grid, sighting, len(ep.house.rooms))
+        target = next(r for r in ep.relocations if r.category == ep.target_category)
+        lengths.append(walk.length)
+        seen.append(seen_span(sighting))
+        hits += ep.house.receptacle(target.to_receptacle).room in towards
+        if ep.ambiguous:
+            narrowed.append(len(set(ep.candidate_rooms) & set(towards)))
+    return {
+        "walk_m": _summary(lengths),
+        "seen_steps": _summary(seen),
+        "object_room_walked_towards": round(hits / len(lengths), 3) if lengths else None,
+        "ambiguous_fitting_rooms_walked_towards": _summary(narrowed),
+    }
+
+
 def oracle_statistics(episodes: Sequence[HouseholdEpisode]) -> dict[str, Any]:
     """L_oracle (steps) per task type and clarity, and how much of the step limit it uses."""
     groups: dict[str, list[float]] = {}
@@ -140,6 +169,7 @@ def world_statistics(episodes: Sequence[HouseholdEpisode]) -> dict[str, Any]:
         },
         "oracle": oracle_statistics(episodes),
         "human": human_statistics(episodes),
+        "carry": carry_statistics(episodes),
         "speeds_m_per_step": {"agent": STEP_M, "human": HUMAN_SPEED},
     }
 
@@ -181,6 +211,14 @@ def render_statistics(stats: dict[str, Any]) -> str:
         ("human still walking at L_oracle", f"{human['still_walking_when_oracle_delivers']}", None),
         ("agent / human speed", f"{STEP_M} / {HUMAN_SPEED} m per step", "agent / human speed"),
     ]
+    carry = stats.get("carry", {})
+    if carry.get("walk_m", {}).get("n"):
+        rows += [
+            ("carry walk (S_obj)", _line(carry["walk_m"], " m"), "carry walk"),
+            ("  steps of it seen", _line(carry["seen_steps"]), None),
+            ("  object's room walked towards", str(carry["object_room_walked_towards"]), None),
+            ("  ambiguous: fitting rooms left", _line(carry["ambiguous_fitting_rooms_walked_towards"]), None),
+        ]
     width = max(len(name) for name, _, _ in rows)
     lines = [f"household world statistics ({stats['episodes']} episodes)"]
     for name, value, paper in rows:
