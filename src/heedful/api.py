@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from heedful.errors import ConfigError, DatasetError, RunError
+from heedful.metrics.rows import MetricRow
 from heedful.records import Record
-from heedful.suites.base import MetricRow
 
 SPLITS = ("all", "train", "val", "test", "val_seen", "val_unseen", "test_seen", "test_unseen")
 
@@ -116,14 +116,14 @@ def _records(run_dir: Path | str) -> tuple[Any, list[Record]]:
 
 
 def report(
-    run_dir: Path | str, *, resamples: int = 10_000, cluster: str = "family", seed: int = 0
+    run_dir: Path | str, *, resamples: int = 10_000, cluster: str | None = None, seed: int = 0
 ) -> tuple[list[MetricRow], str]:
     """Metric rows of a run and a one-line title describing it."""
     _, rows, title = _report(run_dir, resamples=resamples, cluster=cluster, seed=seed)
     return rows, title
 
 
-def report_text(run_dir: Path | str, *, resamples: int = 10_000, cluster: str = "family", seed: int = 0) -> str:
+def report_text(run_dir: Path | str, *, resamples: int = 10_000, cluster: str | None = None, seed: int = 0) -> str:
     """The report as a terminal table, in the suite's own layout, with a usage line for model runs."""
     from heedful.metrics.usage import USAGE_GROUP, format_usage
 
@@ -133,14 +133,20 @@ def report_text(run_dir: Path | str, *, resamples: int = 10_000, cluster: str = 
     return f"{text}\n{usage}" if usage else str(text)
 
 
-def _report(run_dir: Path | str, *, resamples: int, cluster: str, seed: int) -> tuple[Any, list[MetricRow], str]:
+def _report(run_dir: Path | str, *, resamples: int, cluster: str | None, seed: int) -> tuple[Any, list[MetricRow], str]:
     from heedful.metrics.usage import usage_rows
     from heedful.suites.registry import get_suite
 
     manifest, records = _records(run_dir)
     spec = manifest.spec
     suite = get_suite(spec.suite)
-    rows = suite.report(records, {"resamples": resamples, "cluster": cluster, "seed": seed})
+    clusters = tuple(suite.report_clusters)
+    if cluster is not None and cluster not in clusters:
+        raise ConfigError(
+            f"{spec.suite} reports resample by {' or '.join(clusters)}, not {cluster!r}; "
+            f"drop --cluster or choose {', '.join(clusters)}"
+        )
+    rows = suite.report(records, {"resamples": resamples, "cluster": cluster or clusters[0], "seed": seed})
     rows += usage_rows(records, wall_time_s=manifest.wall_time_s, prices=manifest.agent.get("prices"))
     mode = _run_mode(suite, spec.options)
     if "constrained" in manifest.agent:  # language-model agents say how the answer format was enforced

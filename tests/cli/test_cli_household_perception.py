@@ -59,3 +59,11 @@ def test_a_noisy_run_names_its_condition(tmp_path: Path, capsys: pytest.CaptureF
     assert main(["report", str(tmp_path / "r"), "--format", "json", "--resamples", "50"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert any(row["metric"] == "failed" for row in rows)
+    # status rows are counts, labelled as such (they used to say "family bootstrap" for every suite)
+    assert {row["ci_method"] for row in rows if row["group"] == "status"} == {"none"}
+    # household resamples episodes: a decisions-only cluster is refused by name, not silently ignored
+    capsys.readouterr()
+    assert main(["report", str(tmp_path / "r"), "--cluster", "anchor"]) == 2
+    err = capsys.readouterr().err
+    assert "household reports resample by episode, not 'anchor'" in err and "drop --cluster" in err
+    assert main(["report", str(tmp_path / "r"), "--cluster", "episode", "--resamples", "50"]) == 0

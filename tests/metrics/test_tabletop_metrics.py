@@ -89,11 +89,13 @@ def test_paired_comparison_of_two_runs() -> None:
 
 
 def test_table1_prints_the_chance_rows_under_the_measured_ones() -> None:
-    from heedful.suites.base import MetricRow
+    from heedful.metrics.rows import MetricRow
 
     records = [rec("s1_L0_a", 0, 1.0, 1.0, True)]
     chance = [
-        MetricRow(metric=m, group="chance S1 / L0", value=0.25, ci_low=None, ci_high=None, n=1, unit="task")
+        MetricRow(
+            metric=m, group="chance S1 / L0", value=0.25, ci_low=None, ci_high=None, n=1, unit="task", ci_method="none"
+        )
         for m in ("intent", "execution", "intent_full", "execution_full", "complete")
     ]
     text = table1(tabletop_metrics(records, resamples=20) + chance)

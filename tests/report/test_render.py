@@ -6,8 +6,8 @@ import json
 import math
 
 from heedful.metrics.compare import MCNEMAR_METRIC, ComparisonRow
+from heedful.metrics.rows import MetricRow
 from heedful.report.render import render_comparison_table, render_metric_table, rows_to_json
-from heedful.suites.base import MetricRow
 
 
 def status_row(name: str, k: int, n: int = 4036) -> MetricRow:
@@ -18,10 +18,21 @@ ROWS = [
     status_row("ok", 4000),
     status_row("parse_error", 30),
     status_row("interface_error", 6),
-    MetricRow("accuracy", "all", 0.93215, 0.921, 0.9434, 4030, k=3757, wilson_low=0.924, wilson_high=0.9399),
-    MetricRow("pair_success", "all", 0.5, 0.45, 0.55, 4000, k=2000, unit="pair"),
-    MetricRow("family_success", "category:set", None, None, None, 0, k=0, unit="family"),
-    MetricRow("family_success", "all", 0.75, 0.7, 0.8, 1000, k=750, unit="family"),
+    MetricRow(
+        "accuracy",
+        "all",
+        0.93215,
+        0.921,
+        0.9434,
+        4030,
+        k=3757,
+        wilson_low=0.924,
+        wilson_high=0.9399,
+        ci_method="family bootstrap",
+    ),
+    MetricRow("pair_success", "all", 0.5, 0.45, 0.55, 4000, k=2000, unit="pair", ci_method="family bootstrap"),
+    MetricRow("family_success", "category:set", None, None, None, 0, k=0, unit="family", ci_method="family bootstrap"),
+    MetricRow("family_success", "all", 0.75, 0.7, 0.8, 1000, k=750, unit="family", ci_method="family bootstrap"),
 ]
 
 
@@ -114,7 +125,7 @@ def test_comparison_p_value_formatting() -> None:
 
 
 def test_json_round_trips_and_never_holds_nan() -> None:
-    rows = [*ROWS, MetricRow("accuracy", "odd", math.nan, math.inf, -math.inf, 3, k=1)]
+    rows = [*ROWS, MetricRow("accuracy", "odd", math.nan, math.inf, -math.inf, 3, k=1, ci_method="family bootstrap")]
     text = rows_to_json(rows)
     assert "NaN" not in text and "Infinity" not in text
     loaded = json.loads(text)

@@ -27,9 +27,10 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from heedful.errors import AgentInterfaceError, AgentTimeoutError
+from heedful.metrics.rows import MetricRow
 from heedful.records import Record, Status
 from heedful.runner import RunSpec, load_run, run
-from heedful.suites.base import MetricRow, RolloutContext
+from heedful.suites.base import RolloutContext
 
 SUITE_NAME = "toy-runner"
 AGENT_NAME = "toy-runner-agent"
@@ -71,6 +72,7 @@ def make_episodes(n: int = 24) -> list[ToyEpisode]:
 class ToySuite:
     name = SUITE_NAME
     version = "toy-runner-v1"
+    report_clusters = ("instance",)
 
     def generate(self, seed: int, config: dict[str, Any] | None = None) -> list[ToyEpisode]:
         return make_episodes(int((config or {}).get("n", 24)))

@@ -3,17 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from heedful.replies import AgentReply
 
-@dataclass(frozen=True)
-class AgentReply:
-    """What an agent answered: the raw text the suite will parse, plus optional usage and metadata."""
-
-    text: str
-    usage: dict[str, int] = field(default_factory=dict)
-    info: dict[str, Any] = field(default_factory=dict)
+__all__ = ["AgentReply", "DecisionAgent", "Fittable", "describe_agent"]
 
 
 @runtime_checkable

@@ -27,8 +27,8 @@ from heedful.agents.llm import LLMDecisionAgent, check_llm_kwargs
 from heedful.errors import ConfigError
 from heedful.llm.prompts import PromptTemplate, load_prompt
 from heedful.llm.request import ChatRequest
+from heedful.replies import PlannerReply
 from heedful.suites.household.observation import HouseholdObservation
-from heedful.suites.household.rollout import PlannerReply
 
 MAX_MODEL_CALLS = 15
 CALL_LIMIT = "model_call_limit"

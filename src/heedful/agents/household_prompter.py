@@ -34,8 +34,8 @@ from heedful.agents.household_answers import (
 from heedful.agents.household_json import plan_question, room_question
 from heedful.agents.household_llm import CALL_LIMIT, CallLimitError, HouseholdLLMAgent, Turn
 from heedful.agents.household_text import following_ended
+from heedful.replies import PlannerReply
 from heedful.suites.household.observation import HouseholdObservation
-from heedful.suites.household.rollout import PlannerReply
 
 FOLLOW = "Follow Human"
 STEP_PATIENCE = 3

@@ -24,8 +24,8 @@ from typing import Any
 from heedful.agents.household_answers import EVIDENCE_CHOICES, NOT_ENOUGH, read_action, read_evidence
 from heedful.agents.household_llm import CALL_LIMIT, CallLimitError, HouseholdLLMAgent, Turn
 from heedful.agents.household_text import following_ended
+from heedful.replies import PlannerReply
 from heedful.suites.household.observation import HouseholdObservation
-from heedful.suites.household.rollout import PlannerReply
 
 FOLLOW = "Follow Human"
 

@@ -6,13 +6,11 @@ import argparse
 import sys
 from typing import Any
 
-SUITE_NAMES = ["decisions"]
-
 
 def suite_arg(p: argparse.ArgumentParser) -> None:
     from heedful.suites.registry import SUITES
 
-    p.add_argument("suite", choices=SUITES.names() or SUITE_NAMES, help="benchmark suite")
+    p.add_argument("suite", choices=SUITES.names(), help="benchmark suite")
 
 
 class LazyProgress:

@@ -25,7 +25,12 @@ def add_report(sub: Any, formatter: Any) -> None:
     p.add_argument("run", type=Path, help="run directory")
     p.add_argument("--format", choices=["table", "json"], default="table")
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
-    p.add_argument("--cluster", choices=["family", "anchor"], default="family", help="bootstrap cluster")
+    p.add_argument(
+        "--cluster",
+        default=None,
+        help="what the bootstrap resamples: decisions family (default) or anchor; household episodes and "
+        "tabletop tasks take no other",
+    )
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     p.set_defaults(handler=cmd_report)
 

@@ -16,7 +16,6 @@ not depend on the order in which records arrive or rows are computed.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -24,10 +23,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from heedful.errors import ConfigError, RunError
+from heedful.metrics.rows import MetricRow, status_rows
 from heedful.metrics.stats import Interval, cluster_bootstrap_ratios, wilson_interval
 from heedful.records import Record, Status
 from heedful.seeding import derive_rng
-from heedful.suites.base import MetricRow
 
 METRICS: tuple[str, ...] = (
     "accuracy",
@@ -54,7 +53,6 @@ PRESERVING_PAIRS: tuple[tuple[str, str], ...] = (("base", "preserve"), ("change"
 CHANGING_PAIRS: tuple[tuple[str, str], ...] = (("base", "change"), ("preserve", "change_preserve"))
 GROUP_KEYS: tuple[str, ...] = ("category", "decision_type", "split", "anchor_kind")
 CLUSTER_KEYS: dict[str, str] = {"family": "family_id", "anchor": "anchor_id"}
-STATUS_GROUP = "status"
 _REQUIRED_KEYS = ("family_id", "anchor_id", "role", *GROUP_KEYS)
 
 IntArray = NDArray[np.int64]
@@ -121,27 +119,6 @@ def decision_metrics(
         intervals = cluster_bootstrap_ratios(num, den, resamples=resamples, rng=rng)
         rows.extend(_metric_rows(group, num, den, intervals, f"{cluster} bootstrap"))
     return rows
-
-
-def status_rows(records: Sequence[Record]) -> list[MetricRow]:
-    """One row per status present: k records of n in total, value k / n, no interval."""
-    counts = Counter(record.status for record in records)
-    total = len(records)
-    return [
-        MetricRow(
-            metric=status.value,
-            group=STATUS_GROUP,
-            value=counts[status] / total,
-            ci_low=None,
-            ci_high=None,
-            n=total,
-            k=counts[status],
-            unit="record",
-            ci_method="none",
-        )
-        for status in Status
-        if counts[status]
-    ]
 
 
 def family_table(records: Sequence[Record]) -> FamilyTable:

@@ -22,16 +22,15 @@ from collections.abc import Sequence
 import numpy as np
 
 from heedful.errors import RunError
+from heedful.metrics.rows import MetricRow, status_rows
 from heedful.metrics.stats import cluster_bootstrap_ratios, wilson_interval
 from heedful.records import Record, Status
 from heedful.seeding import derive_rng
-from heedful.suites.base import MetricRow
 
 MAX_STEPS = 600
 SPLIT_ORDER = ("val_seen", "val_unseen", "test_seen", "test_unseen")
 TYPE_ORDER = ("pnp", "s_obj", "s_hum")
 TYPE_LABELS = {"pnp": "PnP", "s_obj": "S_obj", "s_hum": "S_hum"}
-STATUS_GROUP = "status"
 CI_METHOD = "episode bootstrap"
 _REQUIRED = ("split", "task_type", "ambiguous")
 
@@ -72,25 +71,6 @@ def group_order(names: set[str]) -> list[str]:
         for c in ("clear", "ambiguous")
     ]
     return [g for g in order if g in names] + sorted(names - set(order))
-
-
-def status_rows(records: Sequence[Record]) -> list[MetricRow]:
-    counts = {status: sum(1 for r in records if r.status is status) for status in Status}
-    n = len(records)
-    return [
-        MetricRow(
-            metric=s.value,
-            group=STATUS_GROUP,
-            value=k / n if n else None,
-            ci_low=None,
-            ci_high=None,
-            n=n,
-            k=k,
-            unit="record",
-        )
-        for s, k in counts.items()
-        if k
-    ]
 
 
 def household_metrics(records: Sequence[Record], *, resamples: int = 10_000, seed: int = 0) -> list[MetricRow]:

@@ -17,9 +17,9 @@ import textwrap
 from collections.abc import Sequence
 
 from heedful.metrics.household_errors import ErrorMode, classify, failed, harness_failure
+from heedful.metrics.rows import MetricRow
 from heedful.metrics.stats import wilson_interval
 from heedful.records import Record
-from heedful.suites.base import MetricRow
 
 TYPE_ORDER = ("pnp", "s_obj", "s_hum")
 TYPE_LABELS = {"pnp": "PnP", "s_obj": "S_obj", "s_hum": "S_hum"}

@@ -19,10 +19,10 @@ import numpy as np
 from heedful.errors import RunError
 from heedful.metrics.compare import ComparisonRow, matched_scored
 from heedful.metrics.paired import mcnemar_count_row, paired_mean_rows
+from heedful.metrics.rows import MetricRow, status_rows
 from heedful.metrics.stats import cluster_bootstrap_ratios
-from heedful.records import Record, Status
+from heedful.records import Record
 from heedful.seeding import derive_rng
-from heedful.suites.base import MetricRow
 
 METRICS = ("intent", "execution", "intent_full", "execution_full", "complete")
 LABELS = {
@@ -42,19 +42,8 @@ CHANCE_LABELS = {
 }
 SCENES = ("S1", "S2", "S3", "S4")
 LEVELS = ("L0", "L1", "L2", "L3")
-STATUS_GROUP = "status"
 CI_METHOD = "task bootstrap"
 _REQUIRED = ("task", "scene", "level")
-
-
-def _status_rows(records: Sequence[Record]) -> list[MetricRow]:
-    n = len(records)
-    counts = {s: sum(1 for r in records if r.status is s) for s in Status}
-    return [
-        MetricRow(metric=s.value, group=STATUS_GROUP, value=k / n, ci_low=None, ci_high=None, n=n, k=k, unit="trial")
-        for s, k in counts.items()
-        if k
-    ]
 
 
 def task_means(records: Sequence[Record]) -> dict[str, tuple[str, str, np.ndarray]]:
@@ -82,7 +71,7 @@ def tabletop_metrics(records: Sequence[Record], *, resamples: int = 10_000, seed
         for group in (f"{scene} / {level}", level, "all"):
             groups[group].append(values)
     order = [f"{s} / {lv}" for s in SCENES for lv in LEVELS] + list(LEVELS) + ["all"]
-    rows = _status_rows(records)
+    rows = status_rows(records, unit="trial")
     for group in [g for g in order if g in groups] + sorted(set(groups) - set(order)):
         rows += _group_rows(group, np.array(groups[group]), resamples, seed)
     return rows

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from heedful.metrics.rows import MetricRow
 from heedful.records import Record
-from heedful.suites.base import MetricRow
 
 USAGE_GROUP = "usage"
 COUNTS = ("requests", "cache_hits", "model_calls", "retries", "prompt_tokens", "completion_tokens")

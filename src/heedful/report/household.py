@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from heedful.metrics.compare import MCNEMAR_PREFIX, ComparisonRow
+from heedful.metrics.rows import MetricRow
 from heedful.report.render import _format, _interval, _p_value, _percent, _points, _widths
-from heedful.suites.base import MetricRow
 
 SUMMARY_GROUPS = (
     "all",

@@ -13,9 +13,8 @@ from collections.abc import Sequence
 from typing import Any, Protocol, TypeVar
 
 from heedful.metrics.compare import MCNEMAR_PREFIX, ComparisonRow
-from heedful.suites.base import MetricRow
+from heedful.metrics.rows import STATUS_GROUP, MetricRow
 
-STATUS_GROUP = "status"
 MISSING = "-"
 _PLURALS = {"family": "families"}
 

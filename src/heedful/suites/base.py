@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from heedful.metrics.rows import MetricRow
 from heedful.records import Record, Status
 
 
@@ -35,43 +36,6 @@ class RolloutContext:
     options: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class MetricRow:
-    """One number of a report, with its uncertainty.
-
-    `ci_low` / `ci_high` come from the bootstrap named in `ci_method`; `wilson_low` / `wilson_high`
-    treat the `n` units as independent and stay informative where percentile intervals collapse.
-    `k` is the raw count of successes where the metric is a proportion.
-    """
-
-    metric: str
-    group: str
-    value: float | None
-    ci_low: float | None
-    ci_high: float | None
-    n: int
-    k: int | None = None
-    wilson_low: float | None = None
-    wilson_high: float | None = None
-    unit: str = "instance"
-    ci_method: str = "family bootstrap"
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "metric": self.metric,
-            "group": self.group,
-            "value": self.value,
-            "ci_low": self.ci_low,
-            "ci_high": self.ci_high,
-            "n": self.n,
-            "k": self.k,
-            "wilson_low": self.wilson_low,
-            "wilson_high": self.wilson_high,
-            "unit": self.unit,
-            "ci_method": self.ci_method,
-        }
-
-
 class Suite(Protocol):
     """A benchmark protocol."""
 
@@ -80,6 +44,9 @@ class Suite(Protocol):
 
     version: str
     """Versioned dataset id, e.g. "decisions-v1"."""
+
+    report_clusters: tuple[str, ...]
+    """The units a report's bootstrap may resample (`heedful report --cluster`), the default first."""
 
     def generate(self, seed: int, config: dict[str, Any] | None = None) -> Sequence[Any]:
         """Return the frozen, seeded list of episodes."""

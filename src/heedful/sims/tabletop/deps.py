@@ -21,12 +21,3 @@ def require_mujoco() -> ModuleType:
         raise MissingDependencyError(f"the tabletop simulator needs mujoco: {_HINT}") from exc
     module: ModuleType = mujoco
     return module
-
-
-def require_gymnasium() -> ModuleType:
-    """Import and return `gymnasium`."""
-    try:
-        import gymnasium
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise MissingDependencyError(f"the tabletop Gymnasium environment needs gymnasium: {_HINT}") from exc
-    return gymnasium

@@ -11,7 +11,7 @@ from heedful.errors import ConfigError
 from heedful.sims.tabletop.mjcf import FINGER_MAX
 from heedful.sims.tabletop.rotations import tilt_of_quat
 from heedful.sims.tabletop.sim import TabletopSim
-from heedful.sims.tabletop.spec import ObjectSpec, footprint_polygon
+from heedful.sims.tabletop.spec import ObjectSpec
 
 Array = NDArray[np.float64]
 
@@ -140,22 +140,3 @@ def footprint_at(sim: TabletopSim, name: str) -> ObjectSpec:
     return spec_of(sim, name).model_copy(
         update={"x": float(pose[0]), "y": float(pose[1]), "yaw_deg": math.degrees(sim.object_yaw(name))}
     )
-
-
-def back_distance(obj: ObjectSpec, direction: Array, lateral: tuple[float, float]) -> float:
-    """How far behind its center (along `direction`) the footprint reaches within a lateral band.
-
-    The band holds the points whose offset perpendicular to `direction` lies in `lateral` (on either
-    side); a pusher moving along `direction` in that band touches the footprint at this distance.
-    Returns the plain extent along `direction` when the band misses the footprint.
-    """
-    poly = footprint_polygon(obj) - np.array([obj.x, obj.y])
-    # Dense boundary samples are simpler than exact polygon clipping and accurate to a fraction of a mm.
-    t = np.linspace(0.0, 1.0, 64, endpoint=False)[:, None]
-    nxt = np.roll(poly, -1, axis=0)
-    pts = (poly[:, None, :] * (1 - t) + nxt[:, None, :] * t).reshape(-1, 2)
-    along = pts @ direction
-    perp = np.abs(pts @ np.array([-direction[1], direction[0]]))
-    band = (perp >= lateral[0]) & (perp <= lateral[1])
-    chosen = along[band] if band.any() else along
-    return float(-chosen.min())

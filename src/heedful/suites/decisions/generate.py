@@ -77,7 +77,7 @@ def _anchor_ids(config: GenerationConfig) -> list[tuple[str, str]]:
     ]
 
 
-def _allocate(config: GenerationConfig, anchor_ids: list[str], seed: int) -> dict[str, list[Category]]:
+def _allocate(config: GenerationConfig, anchor_ids: list[str]) -> dict[str, list[Category]]:
     """Categories per anchor. Slot j goes to anchor j mod A with category j mod 4, which balances both."""
     plan: dict[str, list[Category]] = {a: [] for a in anchor_ids}
     for j in range(config.atomic_families):
@@ -172,7 +172,7 @@ def generate(
     ids = _anchor_ids(config)
     if config.atomic_families and config.atomic_families < len(ids):
         raise ConfigError(f"atomic_families={config.atomic_families} is below the anchor count {len(ids)}")
-    plan = _allocate(config, [a for a, _ in ids], seed)
+    plan = _allocate(config, [a for a, _ in ids])
     splits = _splits(config, ids, seed)
     held_out = {anchor_id: held_out_for(config, split) for anchor_id, split in splits.items()}
     turns: Turns = {}

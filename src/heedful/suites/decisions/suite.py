@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from heedful.errors import ConfigError
+from heedful.metrics.rows import MetricRow
 from heedful.records import Record, Status
-from heedful.suites.base import MetricRow, RolloutContext
+from heedful.suites.base import RolloutContext
 from heedful.suites.decisions import conditions, dataset
 from heedful.suites.decisions.answers import parse_answer
 from heedful.suites.decisions.conditions import CONDITION_OPTIONS
@@ -25,6 +26,7 @@ class DecisionsSuite:
 
     name = "decisions"
     version = "decisions-v2"
+    report_clusters = ("family", "anchor")
 
     def generate(
         self, seed: int, config: dict[str, Any] | None = None, progress: Callable[[int, int], Any] | None = None

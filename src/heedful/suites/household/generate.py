@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from heedful.agents.base import AgentReply
 from heedful.errors import ConfigError, GenerationError
+from heedful.replies import AgentReply
 from heedful.seeding import derive_rng
 from heedful.sims.household.explore import MAX_EXPLORE_STEPS, explore
 from heedful.sims.household.grid import grid_for

@@ -106,13 +106,6 @@ def bring_instruction(category: str) -> str:
     return f"Bring a {category} to me."
 
 
-def function_of_activity(activity: str) -> str:
-    for function, activities in ACTIVITIES.items():
-        if activity in activities:
-            return function
-    raise KeyError(activity)
-
-
 def guess_function(receptacles: Sequence[str] | frozenset[str]) -> str:
     """The most likely room function given the furniture seen in a room (priors of `FURNITURE`).
 

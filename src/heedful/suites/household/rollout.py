@@ -30,21 +30,6 @@ from heedful.suites.household.tools import check_available, parse_tool
 MAX_CALLS = 60
 
 
-@dataclass(frozen=True)
-class PlannerReply:
-    """A planner's answer with its model queries (JSON-ready dicts, in order), or the end of the episode.
-
-    `text` is the tool call ("" when `parse_error` or `end` is set).
-    """
-
-    text: str
-    usage: dict[str, int] = field(default_factory=dict)
-    info: dict[str, Any] = field(default_factory=dict)
-    queries: tuple[dict[str, Any], ...] = ()
-    parse_error: str | None = None
-    end: str | None = None
-
-
 class PlannerAgent(Protocol):
     """A planner: chooses the next high-level tool call from the observation (closed loop).
 
@@ -150,16 +135,3 @@ def _take(reply: Any, run: EpisodeRun) -> bool:
         run.ended_by = str(end)
         return False
     return True
-
-
-def replay_actions(
-    episode: HouseholdEpisode, actions: list[str], *, cell: float | None = None, detector: Detector | None = None
-) -> TaskEnv:
-    """Execute recorded tool calls again (the simulator is deterministic, so the trajectory repeats)."""
-    env = TaskEnv.start(episode, cell=cell, detector=detector)
-    for text in actions:
-        parsed = parse_tool(text)
-        if parsed.call is None or env.done:
-            break
-        env.history.append(execute(env, parsed.call))
-    return env

@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from heedful.errors import ConfigError
+from heedful.metrics.rows import MetricRow
 from heedful.records import Record, Status
 from heedful.registry import suggest
-from heedful.suites.base import MetricRow, RolloutContext
+from heedful.suites.base import RolloutContext
 from heedful.suites.episode_files import content_hash
 from heedful.suites.household import dataset, perception
 from heedful.suites.household.dataset import SUITE_VERSION
@@ -28,6 +29,7 @@ class HouseholdSuite:
 
     name = "household"
     version = SUITE_VERSION
+    report_clusters = ("episode",)
 
     def __init__(self) -> None:
         self.last_stats: dict[str, Any] = {}

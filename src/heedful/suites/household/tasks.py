@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from heedful.sims.household.fields import segment_free
 from heedful.sims.household.furnish import random_point_on
 from heedful.sims.household.grid import Grid
 from heedful.sims.household.model import HouseSpec, ObjectSpec, ReceptacleSpec
@@ -300,8 +299,3 @@ def human_in_view(ctx: HouseContext, pose: tuple[float, float, int], rng: np.ran
         if in_view(grid, x, y, heading, np.array([hx]), np.array([hy]))[0]:
             return (round(hx, 4), round(hy, 4))
     raise TaskRejectedError("human_not_in_view")
-
-
-def walkable(ctx: HouseContext, a: tuple[float, float], b: tuple[float, float]) -> bool:
-    ok = segment_free(ctx.grid, ctx.grid.plan_free, a[0], a[1], np.array([b[0]]), np.array([b[1]]))
-    return bool(ok[0])

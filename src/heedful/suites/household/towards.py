@@ -12,8 +12,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-import numpy as np
-
 from heedful.sims.household.grid import Grid
 
 HISTORY_STEPS = 30
@@ -55,12 +53,3 @@ def walking_towards(grid: Grid, track: Sequence[tuple[int, float, float]], n_roo
         if total and float((ahead & cells).sum()) > ROOM_SHARE * total:
             rooms.append(index)
     return tuple(rooms)
-
-
-def room_shares(grid: Grid, point: tuple[float, float], direction: tuple[float, float], n_rooms: int) -> np.ndarray:
-    """Share of each room's cells beyond the plane through `point` orthogonal to `direction`."""
-    gx, gy = grid.centres()
-    ahead = (gx - point[0]) * direction[0] + (gy - point[1]) * direction[1] > 0.0
-    return np.array(
-        [float((ahead & (grid.room == i)).sum()) / max(1, int((grid.room == i).sum())) for i in range(n_rooms)]
-    )

@@ -17,11 +17,6 @@ from heedful.suites.tabletop.language import NOUNS
 from heedful.suites.tabletop.model import Layout, TabletopTask
 from heedful.suites.tabletop.skillcalls import DESCRIPTIONS, SKILLS, skill_call_schema
 
-SYSTEM_PROMPT = (
-    "You control a robot gripper above a table. Carry out the instruction by calling one skill at a time. "
-    "Coordinates are meters: x grows to the robot's right, y away from the robot; yaw is in degrees."
-)
-
 
 @dataclass(frozen=True)
 class ObjectView:

@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from heedful.errors import ConfigError, DatasetError
+from heedful.metrics.rows import MetricRow
 from heedful.records import Record, Status
-from heedful.suites.base import MetricRow, RolloutContext
+from heedful.suites.base import RolloutContext
 from heedful.suites.episode_files import content_hash
 from heedful.suites.tabletop import dataset
 from heedful.suites.tabletop.model import (
@@ -57,6 +58,7 @@ class TabletopSuite:
 
     name = "tabletop"
     version = "tabletop/robofollow-v1"
+    report_clusters = ("task",)
 
     def generate(
         self, seed: int = 0, config: dict[str, Any] | None = None, progress: Callable[..., Any] | None = None
