@@ -73,12 +73,13 @@ def test_no_import_cycle_between_subpackages() -> None:
     assert not cycles, {f"{a} -> {b}": edges[(a, b)] for a, b in cycles}
 
 
-def test_metrics_and_replies_import_no_suite_and_no_agent() -> None:
+def test_metrics_replies_and_capabilities_import_no_suite_and_no_agent() -> None:
     edges = import_edges()
     assert not [(a, b) for a, b in edges if a == "metrics" and b in ("suites", "agents", "runner", "report")]
-    tree = ast.parse((ROOT / "replies.py").read_text(encoding="utf-8"))
-    imported = [n.module for n in tree.body if isinstance(n, ast.ImportFrom) and n.module]
-    assert all(not m.startswith("heedful") for m in imported), imported
+    for neutral in ("replies.py", "capabilities.py"):  # read by suites and agents alike
+        tree = ast.parse((ROOT / neutral).read_text(encoding="utf-8"))
+        imported = [n.module for n in tree.body if isinstance(n, ast.ImportFrom) and n.module]
+        assert all(m == "heedful.errors" or not m.startswith("heedful") for m in imported), (neutral, imported)
 
 
 def test_the_graph_is_read_from_the_source() -> None:

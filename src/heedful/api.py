@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from heedful.capabilities import capabilities
 from heedful.errors import ConfigError, DatasetError, RunError
 from heedful.metrics.rows import MetricRow
 from heedful.records import Record
@@ -61,19 +62,13 @@ def evaluate(
     agent_cls = agent_class(agent, suite)  # fail on an unknown agent before generating anything
     options = dict(options or {})
     suite_obj.check_options(options)
-    prepare = getattr(suite_obj, "prepare_options", None)
-    if callable(prepare):  # options that depend on where the dataset is (decisions: its images)
-        options = prepare(options, dataset)
-    inputs = getattr(suite_obj, "required_inputs", None)
-    if callable(inputs):
-        check_agent_inputs(agent_cls, agent, dict(agent_args or {}), inputs(options))
+    options = suite_obj.prepare_options(options, dataset)  # decisions: where the dataset's images are
+    check_agent_inputs(agent_cls, agent, dict(agent_args or {}), suite_obj.required_inputs(options))
     if limit is not None and limit < 1:
         raise ConfigError(f"--limit must be at least 1, got {limit}")
     episodes, source = load_or_generate(suite_obj, dataset, seed)
     chosen = select(episodes, split)
-    expand = getattr(suite_obj, "episodes_for_run", None)
-    if callable(expand):  # a suite whose dataset lines are tasks runs trials of them (tabletop)
-        chosen = list(expand(chosen, options))
+    chosen = suite_obj.episodes_for_run(chosen, options)  # tabletop: the trials of the chosen tasks
     if not chosen:
         raise ConfigError(f"no {split} episodes in {source}")
     spec = RunSpec(
@@ -99,9 +94,9 @@ def check_agent_inputs(agent_cls: Any, agent: str, agent_args: dict[str, Any], i
     Raises:
         ConfigError: naming the input and the agent's reason.
     """
-    cannot_read = getattr(agent_cls, "cannot_read", None)
+    cannot_read = capabilities(agent_cls).cannot_read
     for kind in inputs:
-        reason = cannot_read(kind, agent_args) if callable(cannot_read) else None
+        reason = cannot_read(kind, agent_args) if cannot_read is not None else None
         if reason:
             raise ConfigError(f"agent {agent} cannot read the {kind} input this run shows: {reason}")
 
@@ -174,10 +169,7 @@ def _run_mode(suite: Any, options: dict[str, Any]) -> str:
     """How a run was shown its episodes, for titles: masking, and the suite's own label of its run options
     (decisions: the condition; household: the perception condition)."""
     mode = " (masked instructions)" if options.get("mask") else ""
-    run_label = getattr(suite, "run_label", None)
-    if callable(run_label):
-        mode += run_label(options)
-    return mode
+    return mode + str(suite.run_label(options))
 
 
 def image_renderer(suite: Any, *, size: int = 448) -> Callable[..., list[Any]]:
@@ -190,8 +182,7 @@ def image_renderer(suite: Any, *, size: int = 448) -> Callable[..., list[Any]]:
         ConfigError: the suite has no images, or `size` is out of range.
         MissingDependencyError: the renderer (mujoco, heedful[tabletop]) is not installed.
     """
-    attach = getattr(suite, "attach_images", None)
-    if not callable(attach):
+    if not suite.has_images:
         raise ConfigError(f"suite {suite.name} has no images to render; drop --images")
     if not 64 <= size <= 2048:
         raise ConfigError(f"--image-size must be between 64 and 2048 pixels, got {size}")
@@ -200,7 +191,7 @@ def image_renderer(suite: Any, *, size: int = 448) -> Callable[..., list[Any]]:
     require_mujoco()
 
     def render(episodes: Sequence[Any], out: Path | str, progress: Any = None) -> list[Any]:
-        return list(attach(episodes, Path(out), size=size, progress=progress))
+        return list(suite.attach_images(episodes, Path(out), size=size, progress=progress))
 
     return render
 

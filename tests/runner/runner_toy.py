@@ -30,7 +30,7 @@ from heedful.errors import AgentInterfaceError, AgentTimeoutError
 from heedful.metrics.rows import MetricRow
 from heedful.records import Record, Status
 from heedful.runner import RunSpec, load_run, run
-from heedful.suites.base import RolloutContext
+from heedful.suites.base import RolloutContext, SuiteBase
 
 SUITE_NAME = "toy-runner"
 AGENT_NAME = "toy-runner-agent"
@@ -69,7 +69,7 @@ def make_episodes(n: int = 24) -> list[ToyEpisode]:
     ]
 
 
-class ToySuite:
+class ToySuite(SuiteBase):
     name = SUITE_NAME
     version = "toy-runner-v1"
     report_clusters = ("instance",)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from heedful.capabilities import capabilities
 from heedful.replies import AgentReply
 
 __all__ = ["AgentReply", "DecisionAgent", "Fittable", "describe_agent"]
@@ -36,5 +37,4 @@ class Fittable(Protocol):
 
 def describe_agent(agent: object) -> dict[str, Any]:
     """Metadata an agent wants stored in the run manifest."""
-    describe = getattr(agent, "describe", None)
-    return dict(describe()) if callable(describe) else {"name": getattr(agent, "name", type(agent).__name__)}
+    return capabilities(agent).description()

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from heedful.agents.base import Fittable
 from heedful.agents.registry import make_agent
+from heedful.capabilities import capabilities
 from heedful.metrics.decisions import decision_metrics
 from heedful.records import Record
 from heedful.seeding import derive_seed
@@ -69,11 +69,11 @@ def run_control(control: Control, episodes: Sequence[DecisionEpisode], seed: int
     agent = make_agent(control.agent, control.args, suite="decisions")
     chosen = [ep for ep in episodes if control.split in ("all", ep.split)]
     train = suite.training_episodes(episodes)
-    if isinstance(agent, Fittable):
-        check = getattr(agent, "check_training", None)
-        if callable(check):
-            check(train, chosen)
-        agent.fit(train)
+    declared = capabilities(agent)
+    if declared.fit is not None:
+        if declared.check_training is not None:
+            declared.check_training(train, chosen)
+        declared.fit(train)
     options = {"mask": control.mask}
     return [
         suite.rollout(ep, agent, RolloutContext(seed=derive_seed(seed, ep.episode_id), index=i, options=options))

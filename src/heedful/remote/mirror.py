@@ -26,7 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 import heedful
-from heedful.agents.base import Fittable, describe_agent
+from heedful.capabilities import capabilities
 from heedful.errors import ConfigError
 from heedful.remote.wire import EPISODE_KEY, NEEDS_KEY
 
@@ -60,7 +60,7 @@ class MirrorPolicy:
         self.agent = make_agent(agent, agent_args, suite="tabletop")
         if not callable(getattr(self.agent, "act", None)):
             raise ConfigError(f"heedful serve serves tabletop planner agents (oracle, blind); {agent!r} is not one")
-        if isinstance(self.agent, Fittable):
+        if capabilities(self.agent).fittable:
             self.agent.fit(TabletopSuite().training_episodes(list(train or evaluation_tasks())))
         self.agent_name = agent
         self.chunk = chunk
@@ -78,7 +78,7 @@ class MirrorPolicy:
             ),
             NEEDS_KEY: [EPISODE_KEY],
             "heedful_version": heedful.__version__,
-            "agent": describe_agent(self.agent),
+            "agent": capabilities(self.agent).description(),
             "action_space": "delta_eef",
             "action_dim": 7,
             "action_horizon": self.chunk,

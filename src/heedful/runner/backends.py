@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from heedful.agents.base import Fittable
 from heedful.agents.registry import AGENTS, agent_class, make_agent
-from heedful.errors import AgentInterfaceError, AgentTimeoutError, BudgetExceededError, ConfigError, RunError
+from heedful.capabilities import capabilities
+from heedful.errors import AgentInterfaceError, AgentTimeoutError, BudgetExceededError, RunError
 from heedful.records import Record, Status
 from heedful.runner.manifest import RunSpec
 from heedful.seeding import derive_seed
@@ -109,10 +109,7 @@ def agent_concurrency(agent: Any) -> int:
     Raises:
         ConfigError: `concurrency` is not a positive integer.
     """
-    value = getattr(agent, "concurrency", 1)
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise ConfigError(f"agent concurrency must be a positive integer, got {value!r}")
-    return value
+    return capabilities(agent).concurrency
 
 
 def rollouts(
@@ -160,7 +157,7 @@ def _threaded(
 
 def fit_agent(agent: Any, train: Sequence[Any]) -> None:
     """Fit `agent` on `train` if it is Fittable."""
-    if isinstance(agent, Fittable):
+    if capabilities(agent).fittable:
         agent.fit(train)
 
 
@@ -208,7 +205,7 @@ def _worker_setup(work: Work) -> dict[str, Any]:
         "spec": spec.model_dump_json(),
         "suite_target": import_target(SUITES.get(spec.suite), f"suite {spec.suite!r}"),
         "agent_target": import_target(agent_class(spec.agent, spec.suite), f"agent {spec.agent!r}"),
-        "train": [ep.model_dump_json() for ep in work.train] if isinstance(work.agent, Fittable) else [],
+        "train": [ep.model_dump_json() for ep in work.train] if capabilities(work.agent).fittable else [],
     }
 
 
@@ -322,7 +319,7 @@ def _init_worker(setup: dict[str, Any]) -> None:
         AGENTS.register(f"{spec.suite}/{spec.agent}", setup["agent_target"])
         suite = get_suite(spec.suite)
         agent = make_agent(spec.agent, spec.agent_args, suite=spec.suite)
-        if isinstance(agent, Fittable):
+        if capabilities(agent).fittable:
             agent.fit([suite.parse_episode(text) for text in setup["train"]])
         _STATE = _WorkerState(spec=spec, suite=suite, agent=agent)
     except Exception:

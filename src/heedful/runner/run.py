@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from heedful.agents.base import Fittable, describe_agent
 from heedful.agents.registry import make_agent
+from heedful.capabilities import capabilities
 from heedful.errors import BudgetExceededError, ConfigError, DatasetError, RunError
 from heedful.records import Status
 from heedful.runner.backends import Work, execute
@@ -105,18 +105,18 @@ def run(
     _check_episodes(spec, suite, episodes)
     agent = make_agent(spec.agent, spec.agent_args, suite=spec.suite)
     try:
-        if workers > 1 and getattr(agent, "has_budget", False):
+        declared = capabilities(agent)
+        if workers > 1 and declared.has_budget:
             raise ConfigError(
                 "a budget (--max-cost / --max-requests) is enforced in one process: run with --workers 1 "
                 "(use --concurrency N to keep several requests in flight)"
             )
         _check_training(agent, _training(suite, agent, episodes if train is None else train), episodes)
-        session_args = frozenset(getattr(agent, "session_args", ()))
-        manifest = _open_manifest(spec, run_dir, resume, describe_agent(agent), workers, session_args)
+        manifest = _open_manifest(spec, run_dir, resume, declared.description(), workers, declared.session_args)
         return _run_session(spec, suite, agent, episodes, train, run_dir, manifest, workers, progress, retry_failed)
     finally:
-        close = getattr(agent, "close", None)
-        if callable(close):
+        close = capabilities(agent).close
+        if close is not None:
             close()
 
 
@@ -153,8 +153,8 @@ def _run_session(
 
 
 def _charge_previous_usage(agent: Any, store: RunStore) -> None:
-    charge = getattr(agent, "charge_previous_usage", None)
-    if not callable(charge):
+    charge = capabilities(agent).charge_previous_usage
+    if charge is None:
         return
     totals: dict[str, int] = {}
     for record in store.records():
@@ -183,14 +183,14 @@ def _check_episodes(spec: RunSpec, suite: Suite, episodes: Sequence[Any]) -> Non
 
 
 def _training(suite: Suite, agent: Any, dataset: Sequence[Any]) -> Sequence[Any]:
-    return suite.training_episodes(dataset) if isinstance(agent, Fittable) else []
+    return suite.training_episodes(dataset) if capabilities(agent).fittable else []
 
 
 def _check_training(agent: Any, train: Sequence[Any], evaluation: Sequence[Any]) -> None:
     """Let a fitted agent refuse the run before anything is written (`check_training(train, evaluation)`
     raises a ConfigError: an empty train split, or evaluation on its own training episodes)."""
-    check = getattr(agent, "check_training", None)
-    if callable(check):
+    check = capabilities(agent).check_training
+    if check is not None:
         check(train, evaluation)
 
 

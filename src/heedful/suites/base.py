@@ -5,11 +5,12 @@ The runner only needs what is here, so any suite (built-in or third-party) runs 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from heedful.errors import ConfigError
 from heedful.metrics.rows import MetricRow
 from heedful.records import Record, Status
 
@@ -101,3 +102,53 @@ class Suite(Protocol):
     def report(self, records: Sequence[Record], options: dict[str, Any]) -> list[MetricRow]:
         """Compute the suite's metrics with uncertainty from records alone."""
         ...
+
+    # The hooks below have defaults in `SuiteBase`: a suite that inherits it overrides only what it needs.
+
+    def prepare_options(self, options: dict[str, Any], dataset: Path | None) -> dict[str, Any]:
+        """The run options completed with what depends on the dataset's place (decisions: its images)."""
+        ...
+
+    def required_inputs(self, options: dict[str, Any]) -> tuple[str, ...]:
+        """The kinds of input these options show an agent (decisions: "image" for the visual condition)."""
+        ...
+
+    def episodes_for_run(self, episodes: Sequence[Any], options: dict[str, Any]) -> list[Any]:
+        """The episodes a run rolls out from the selected dataset lines (tabletop: trials of its tasks)."""
+        ...
+
+    def run_label(self, options: dict[str, Any]) -> str:
+        """How the options showed the episodes, for report titles (e.g. " | perception noisy ...")."""
+        ...
+
+    has_images: bool
+    """Whether `attach_images` renders anything (`heedful generate --images`)."""
+
+    def attach_images(
+        self, episodes: Sequence[Any], out: Path, *, size: int, progress: Callable[[int, int], Any] | None
+    ) -> list[Any]:
+        """Render the suite's images into `out`; return the episodes that name them."""
+        ...
+
+
+class SuiteBase:
+    """Defaults for the optional hooks of `Suite`: inherit it and implement the required members."""
+
+    has_images = False
+
+    def prepare_options(self, options: dict[str, Any], dataset: Path | None) -> dict[str, Any]:
+        return options
+
+    def required_inputs(self, options: dict[str, Any]) -> tuple[str, ...]:
+        return ()
+
+    def episodes_for_run(self, episodes: Sequence[Any], options: dict[str, Any]) -> list[Any]:
+        return list(episodes)
+
+    def run_label(self, options: dict[str, Any]) -> str:
+        return ""
+
+    def attach_images(
+        self, episodes: Sequence[Any], out: Path, *, size: int, progress: Callable[[int, int], Any] | None
+    ) -> list[Any]:
+        raise ConfigError(f"suite {getattr(self, 'name', type(self).__name__)} has no images to render; drop --images")

@@ -9,7 +9,7 @@ from typing import Any
 from heedful.errors import ConfigError
 from heedful.metrics.rows import MetricRow
 from heedful.records import Record, Status
-from heedful.suites.base import RolloutContext
+from heedful.suites.base import RolloutContext, SuiteBase
 from heedful.suites.decisions import conditions, dataset
 from heedful.suites.decisions.answers import parse_answer
 from heedful.suites.decisions.conditions import CONDITION_OPTIONS
@@ -21,12 +21,13 @@ from heedful.suites.episode_files import content_hash
 RUN_OPTIONS = {"mask": "feed the agent the masked instructions (task-critical words removed)", **CONDITION_OPTIONS}
 
 
-class DecisionsSuite:
+class DecisionsSuite(SuiteBase):
     """Fixed decision states with paired task-preserving and task-changing instructions."""
 
     name = "decisions"
     version = "decisions-v2"
     report_clusters = ("family", "anchor")
+    has_images = True
 
     def generate(
         self, seed: int, config: dict[str, Any] | None = None, progress: Callable[[int, int], Any] | None = None

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from heedful.capabilities import capabilities
 from heedful.records import Status
 from heedful.sims.household.perception import Detector
 from heedful.suites.household.executors import execute
@@ -72,7 +73,7 @@ def run_episode(
     """Roll one episode out with `agent` and score it (`detector`: simulated noisy perception; None: oracle)."""
     env = TaskEnv.start(episode, cell=cell, detector=detector)
     run = EpisodeRun(env=env, status=Status.OK, error=None)
-    privileged = bool(getattr(agent, "privileged", False))
+    privileged = capabilities(agent).privileged
     memory: dict[str, Any] = {}  # the agent's per-episode scratch (see observation.py)
     for _ in range(max_calls):
         if _finished(env):

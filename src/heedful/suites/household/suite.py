@@ -10,7 +10,7 @@ from heedful.errors import ConfigError
 from heedful.metrics.rows import MetricRow
 from heedful.records import Record, Status
 from heedful.registry import suggest
-from heedful.suites.base import RolloutContext
+from heedful.suites.base import RolloutContext, SuiteBase
 from heedful.suites.episode_files import content_hash
 from heedful.suites.household import dataset, perception
 from heedful.suites.household.dataset import SUITE_VERSION
@@ -24,7 +24,7 @@ RUN_OPTIONS = {
 }
 
 
-class HouseholdSuite:
+class HouseholdSuite(SuiteBase):
     """Two-phase household tasks (PnP, S_obj, S_hum) on a 2-D metric house simulator."""
 
     name = "household"

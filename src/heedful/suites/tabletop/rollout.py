@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from heedful.capabilities import capabilities
 from heedful.errors import ConfigError, InvalidActionError
 from heedful.records import Status
 from heedful.sims.tabletop.motion import SkillResult
@@ -84,9 +85,10 @@ def run_trial(
     cameras = (VIDEO_CAMERA,) if video_dir else ()
     rt = TrialRuntime(run.layout, task.horizon, cameras=cameras)
     try:
-        if callable(getattr(agent, "predict", None)):
+        kind = capabilities(agent).kind
+        if kind == "controller":
             _control(trial, agent, rt, run, seed)
-        elif callable(getattr(agent, "act", None)):
+        elif kind == "planner":
             _plan(trial, agent, rt, run, seed, max_calls)
         else:
             raise ConfigError(f"agent {type(agent).__name__} has neither act() (planner) nor predict() (controller)")
@@ -146,19 +148,20 @@ def _controller_obs(rt: TrialRuntime, cameras: tuple[str, ...], instruction: str
 
 
 def _control(trial: TabletopTrial, agent: Any, rt: TrialRuntime, run: TrialRun, seed: int) -> None:
-    begin = getattr(agent, "begin_trial", None)
-    if callable(begin):
-        begin(trial, seed)
+    declared = capabilities(agent)
+    if declared.begin_trial is not None:
+        declared.begin_trial(trial, seed)
     _control_loop(trial, agent, rt, run)
-    report = getattr(agent, "trial_report", None)
-    if callable(report):
+    report = declared.trial_report
+    if report is not None:
         info, timing = report()
         run.info.update(info)
         run.timing.update(timing)
 
 
 def _control_loop(trial: TabletopTrial, agent: Any, rt: TrialRuntime, run: TrialRun) -> None:
-    cameras = tuple(getattr(agent, "cameras", tuple(CONTROLLER_CAMERAS)))
+    declared = capabilities(agent).cameras
+    cameras = declared if declared is not None else tuple(CONTROLLER_CAMERAS)
     unknown = set(cameras) - set(CONTROLLER_CAMERAS)
     if unknown:
         raise ConfigError(f"controller cameras must be among {sorted(CONTROLLER_CAMERAS)}, got {sorted(unknown)}")

@@ -17,7 +17,7 @@ from typing import Any
 from heedful.errors import ConfigError, DatasetError
 from heedful.metrics.rows import MetricRow
 from heedful.records import Record, Status
-from heedful.suites.base import RolloutContext
+from heedful.suites.base import RolloutContext, SuiteBase
 from heedful.suites.episode_files import content_hash
 from heedful.suites.tabletop import dataset
 from heedful.suites.tabletop.model import (
@@ -53,7 +53,7 @@ def _as_list(value: Any) -> list[Any]:
     return list(value) if isinstance(value, list | tuple) else [value]
 
 
-class TabletopSuite:
+class TabletopSuite(SuiteBase):
     """RoboFollow's four scene families at levels L0-L3 on the MuJoCo tabletop simulator."""
 
     name = "tabletop"

@@ -1,0 +1,96 @@
+"""What an agent declares besides answering, read in one place.
+
+Agents are plain classes; what the runner, the backends and the rollouts need to know about one beyond its
+answers is declared as optional class attributes and methods, and read here only, by `capabilities(agent)`
+(works on an agent class too). Nothing else in the package probes agents attribute by attribute.
+
+Declared attributes: `privileged` (the rollout hands it the live state: oracles), `concurrency` (rollouts in
+flight), `has_budget` (it enforces a cost budget in its own process, so runs use one worker), `session_args`
+(argument names a resume may change), `cameras` (the images a controller reads). Declared methods: `fit`
+(trains on the suite's training episodes), `check_training`, `cannot_read`, `charge_previous_usage`,
+`begin_trial` / `trial_report` (controllers), `describe`, `close`. The kind comes from the answering method:
+`predict` (a controller, closed loop over actions), `act` (a planner, one call at a time) or `decide` (one
+decision).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from heedful.errors import ConfigError
+
+AgentKind = Literal["controller", "planner", "decision", "unknown"]
+
+
+def _method(agent: Any, name: str) -> Callable[..., Any] | None:
+    found = getattr(agent, name, None)
+    return found if callable(found) else None
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """An agent's declarations (see the module docstring); absent methods are None."""
+
+    name: str
+    kind: AgentKind
+    privileged: bool
+    concurrency: int
+    has_budget: bool
+    session_args: frozenset[str]
+    cameras: tuple[str, ...] | None
+    fit: Callable[[Sequence[Any]], None] | None
+    check_training: Callable[[Sequence[Any], Sequence[Any]], None] | None
+    cannot_read: Callable[[str, dict[str, Any]], str | None] | None
+    charge_previous_usage: Callable[[dict[str, int]], None] | None
+    begin_trial: Callable[[Any, int], None] | None
+    trial_report: Callable[[], tuple[dict[str, Any], dict[str, float]]] | None
+    describe: Callable[[], dict[str, Any]] | None
+    close: Callable[[], None] | None
+
+    @property
+    def fittable(self) -> bool:
+        return self.fit is not None
+
+    def description(self) -> dict[str, Any]:
+        """Metadata for the run manifest: the agent's `describe()`, or its name."""
+        return dict(self.describe()) if self.describe is not None else {"name": self.name}
+
+
+def capabilities(agent: Any) -> Capabilities:
+    """Read an agent's (or agent class's) declarations once.
+
+    Raises:
+        ConfigError: `concurrency` is not a positive integer.
+    """
+    concurrency = getattr(agent, "concurrency", 1)
+    if not isinstance(concurrency, int) or isinstance(concurrency, bool) or concurrency < 1:
+        raise ConfigError(f"agent concurrency must be a positive integer, got {concurrency!r}")
+    kind: AgentKind = (
+        "controller"
+        if _method(agent, "predict")
+        else "planner"
+        if _method(agent, "act")
+        else "decision"
+        if _method(agent, "decide")
+        else "unknown"
+    )
+    cameras = getattr(agent, "cameras", None)
+    return Capabilities(
+        name=str(getattr(agent, "name", getattr(agent, "__name__", type(agent).__name__))),
+        kind=kind,
+        privileged=bool(getattr(agent, "privileged", False)),
+        concurrency=concurrency,
+        has_budget=bool(getattr(agent, "has_budget", False)),
+        session_args=frozenset(getattr(agent, "session_args", ())),
+        cameras=None if cameras is None else tuple(cameras),
+        fit=_method(agent, "fit"),
+        check_training=_method(agent, "check_training"),
+        cannot_read=_method(agent, "cannot_read"),
+        charge_previous_usage=_method(agent, "charge_previous_usage"),
+        begin_trial=_method(agent, "begin_trial"),
+        trial_report=_method(agent, "trial_report"),
+        describe=_method(agent, "describe"),
+        close=_method(agent, "close"),
+    )
