@@ -19,7 +19,9 @@ import json
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 VOLATILE = {"timing"}
 """Export fields that measure wall time; everything else must be byte-identical."""
@@ -58,8 +60,16 @@ SHARED_DATASETS = ("decisions", "household")
 """Suites whose dataset is generated once (`heedful generate SUITE`, seed 0) and shared by their cells."""
 
 
-def cell_digests(argv: list[str], work: Path, dataset: Path | None) -> dict[str, str]:
-    """sha256 of each exported record (volatile fields dropped), by episode id."""
+def _drop(row: dict[str, Any], path: str) -> None:
+    """Remove a dotted field (`prediction.tools`) from an exported row, where it is present."""
+    *parents, last = path.split(".")
+    for key in parents:
+        row = row.get(key) if isinstance(row.get(key), dict) else {}
+    row.pop(last, None)
+
+
+def cell_digests(argv: list[str], work: Path, dataset: Path | None, ignore: Sequence[str] = ()) -> dict[str, str]:
+    """sha256 of each exported record (volatile and `ignore`d fields dropped), by episode id."""
     run_dir, export = work / "run", work / "records.jsonl"
     data = ["--dataset", str(dataset)] if dataset is not None else []
     _heedful("run", *argv, *data, "--out", str(run_dir), "--no-progress")
@@ -67,12 +77,14 @@ def cell_digests(argv: list[str], work: Path, dataset: Path | None) -> dict[str,
     digests = {}
     for line in export.read_text(encoding="utf-8").splitlines():
         row = {k: v for k, v in json.loads(line).items() if k not in VOLATILE}
+        for path in ignore:
+            _drop(row, path)
         canonical = json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         digests[str(row["episode_id"])] = hashlib.sha256(canonical.encode()).hexdigest()
     return dict(sorted(digests.items()))
 
 
-def all_digests(cells: dict[str, list[str]]) -> dict[str, dict[str, str]]:
+def all_digests(cells: dict[str, list[str]], ignore: Sequence[str] = ()) -> dict[str, dict[str, str]]:
     out = {}
     with tempfile.TemporaryDirectory() as shared:
         datasets: dict[str, Path] = {}
@@ -83,7 +95,7 @@ def all_digests(cells: dict[str, list[str]]) -> dict[str, dict[str, str]]:
                 datasets[suite] = Path(shared) / suite
                 _heedful("generate", suite, "--out", str(datasets[suite]), "--no-progress")
             with tempfile.TemporaryDirectory() as tmp:
-                out[name] = cell_digests(argv, Path(tmp), datasets.get(suite))
+                out[name] = cell_digests(argv, Path(tmp), datasets.get(suite), ignore)
     return out
 
 
@@ -106,15 +118,23 @@ def main(argv: list[str] | None = None) -> int:
     mode.add_argument("--write", type=Path, metavar="FILE", help="store the digests in FILE (JSON)")
     mode.add_argument("--check", type=Path, metavar="FILE", help="compare against digests stored in FILE")
     parser.add_argument("--quick", action="store_true", help="the small cells only")
+    parser.add_argument(
+        "--ignore",
+        action="append",
+        default=[],
+        metavar="FIELD",
+        help="leave a (dotted) field out of the hashes, e.g. prediction.tools for a change of payload format; "
+        "--write and --check must name the same fields",
+    )
     args = parser.parse_args(argv)
     cells = QUICK if args.quick else FULL
     if args.check is not None:
         before = json.loads(args.check.read_text(encoding="utf-8"))
         cells = {name: argv_ for name, argv_ in cells.items() if name in before}
-        diff = differences(before, all_digests(cells))
+        diff = differences(before, all_digests(cells, args.ignore))
         print("\n".join(diff) if diff else f"all {len(cells)} cells byte-identical")
         return 1 if diff else 0
-    digests = all_digests(cells)
+    digests = all_digests(cells, args.ignore)
     args.write.write_text(json.dumps(digests, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(f"wrote {sum(map(len, digests.values()))} record digests of {len(digests)} cells to {args.write}")
     return 0

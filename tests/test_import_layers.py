@@ -76,6 +76,7 @@ def test_no_import_cycle_between_subpackages() -> None:
 def test_metrics_replies_and_capabilities_import_no_suite_and_no_agent() -> None:
     edges = import_edges()
     assert not [(a, b) for a, b in edges if a == "metrics" and b in ("suites", "agents", "runner", "report")]
+    assert not [(a, b) for a, b in edges if a == "payloads"]  # written by suites, read by metrics: imports neither
     for neutral in ("replies.py", "capabilities.py"):  # read by suites and agents alike
         tree = ast.parse((ROOT / neutral).read_text(encoding="utf-8"))
         imported = [n.module for n in tree.body if isinstance(n, ast.ImportFrom) and n.module]

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from heedful.payloads.household import EXECUTION_FAILURES, ToolEntry, ToolFailure, read_tools
 from heedful.records import Record, Status
 
 MAX_STEPS = 600
@@ -48,7 +49,6 @@ SEARCH_LIMIT = 5
 SEARCH_CALLS = ("Go to Room ", "Explore Room ")
 PLAN_CALLS = (*SEARCH_CALLS, "Follow Human", "Pick up ")
 WAITING_CALLS = ("Follow Human", "Give to Human")
-EXECUTION_FAILURES = ("could not reach", "put failed")
 
 
 class ErrorMode(StrEnum):
@@ -68,13 +68,6 @@ class Classification:
     """Which rule matched, in words."""
 
 
-@dataclass(frozen=True)
-class Call:
-    action: str
-    ok: bool
-    message: str
-
-
 def harness_failure(record: Record) -> bool:
     """Interface errors, timeouts and crashes: failures of the harness or transport, not of the agent."""
     return not record.status.scored
@@ -89,34 +82,33 @@ def _prediction(record: Record) -> dict[str, Any]:
     return record.prediction if isinstance(record.prediction, dict) else {}
 
 
-def _calls(record: Record) -> list[Call]:
-    tools = _prediction(record).get("tools") or []
-    return [Call(str(t[0]), bool(t[3]), str(t[4])) for t in tools if isinstance(t, list | tuple) and len(t) >= 5]
+def _calls(record: Record) -> list[ToolEntry]:
+    return read_tools(_prediction(record).get("tools"))
 
 
-def _ended_by(record: Record, calls: Sequence[Call]) -> str:
+def _ended_by(record: Record, calls: Sequence[ToolEntry]) -> str:
     ended = _prediction(record).get("ended_by")
     if ended:
         return str(ended)
     if calls and calls[-1].action == "Done" and calls[-1].ok:
         return "done"
-    if record.scores.get("steps", 0.0) >= MAX_STEPS or (calls and "step limit" in calls[-1].message):
+    if record.scores.get("steps", 0.0) >= MAX_STEPS or (calls and calls[-1].failure is ToolFailure.STEP_LIMIT):
         return "step_limit"
     return "tool_call_limit"
 
 
-def _last_index(calls: Sequence[Call], prefix: str) -> int:
+def _last_index(calls: Sequence[ToolEntry], prefix: str) -> int:
     return max((i for i, c in enumerate(calls) if c.ok and c.action.startswith(prefix)), default=-1)
 
 
-def _holding_target(calls: Sequence[Call], target: str) -> tuple[bool, int]:
+def _holding_target(calls: Sequence[ToolEntry], target: str) -> tuple[bool, int]:
     """Whether the agent holds the target at the end, and the index of its last successful pick of it."""
     pick = max((i for i, c in enumerate(calls) if c.ok and c.action == f"Pick up {target}"), default=-1)
     delivered = any(c.ok and c.action.startswith(("Put", "Give")) for c in calls[pick + 1 :])
     return pick >= 0 and not delivered, pick
 
 
-def _wrong_plan(record: Record, calls: Sequence[Call], ended: str, target: str) -> str | None:
+def _wrong_plan(record: Record, calls: Sequence[ToolEntry], ended: str, target: str) -> str | None:
     """Planning errors that contradict the instruction (rule 3)."""
     goal = dict((record.gold or {}).get("goal") or {})
     if not any(c.action.startswith(PLAN_CALLS) for c in calls):
@@ -131,12 +123,12 @@ def _wrong_plan(record: Record, calls: Sequence[Call], ended: str, target: str) 
         if (last.action == "Give to Human") != (kind == "human"):
             return f"wrong delivery: {last.action!r} for a {kind} goal"
         wanted = goal.get("receptacle")
-        if kind == "receptacle" and not last.message.endswith(f" on the {wanted}"):
+        if kind == "receptacle" and last.put_on != wanted:
             return f"wrong delivery: {last.action!r} ({last.message}) for the goal {wanted}"
     return None
 
 
-def _lost_track(calls: Sequence[Call], ended: str, holding: bool) -> str | None:
+def _lost_track(calls: Sequence[ToolEntry], ended: str, holding: bool) -> str | None:
     """Planning errors of progress tracking (rule 6)."""
     if ended == "done" and holding:
         return "Done while holding the target"
@@ -167,7 +159,7 @@ def classify(record: Record) -> Classification | None:
     if keys.get("task_type") == "s_hum" and keys.get("ambiguous") == "false" and followed > CLEAR_FOLLOW_LIMIT:
         return Classification(ErrorMode.STRATEGY_HUMAN, f"clear task, followed the human for {followed:.0f} steps")
     last = next((c for c in reversed(calls) if c.action != "Done"), None)
-    if last is not None and not last.ok and last.message.startswith(EXECUTION_FAILURES):
+    if last is not None and not last.ok and last.failure in EXECUTION_FAILURES:
         return Classification(ErrorMode.ACTUATION, f"{last.action!r} failed in execution: {last.message}")
     lost = _lost_track(calls, ended, held)
     if lost is not None:
@@ -175,7 +167,7 @@ def classify(record: Record) -> Classification | None:
     return _by_phase(record, calls, ended, held, pick)
 
 
-def _by_phase(record: Record, calls: Sequence[Call], ended: str, held: bool, pick: int) -> Classification:
+def _by_phase(record: Record, calls: Sequence[ToolEntry], ended: str, held: bool, pick: int) -> Classification:
     if pick < 0:
         return Classification(ErrorMode.STRATEGY_OBJECT, f"never picked up the target (ended by {ended})")
     searches = sum(1 for c in calls[:pick] if c.action.startswith(SEARCH_CALLS))

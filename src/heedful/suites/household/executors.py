@@ -15,9 +15,11 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
+from heedful.payloads.household import ToolFailure
 from heedful.sims.household.fields import Field, cached_field, disk
 from heedful.sims.household.house import room_viewpoint
 from heedful.sims.household.model import ReceptacleSpec, Rect
@@ -63,10 +65,20 @@ def reach_field(env: TaskEnv, key: str, x: float, y: float, radius: float, room:
     return cached_field(grid, ("reach", key, radius), lambda: disk(grid, x, y, radius) & grid.room_mask(room))
 
 
-def _ok(env: TaskEnv, call: ToolCall, start: int, ok: bool, message: str) -> ToolOutcome:
+def _ok(env: TaskEnv, call: ToolCall, start: int, ok: bool, message: str, **typed: Any) -> ToolOutcome:
     return ToolOutcome(
-        action=call.text, start_step=start, steps=env.sim.step - start, ok=ok, message=message, room=env.current_room()
+        action=call.text,
+        start_step=start,
+        steps=env.sim.step - start,
+        ok=ok,
+        message=message,
+        room=env.current_room(),
+        **typed,
     )
+
+
+def _failed(env: TaskEnv, call: ToolCall, start: int, failure: ToolFailure, message: str) -> ToolOutcome:
+    return _ok(env, call, start, False, message, failure=failure)
 
 
 def go_to_room(env: TaskEnv, call: ToolCall) -> ToolOutcome:
@@ -111,7 +123,9 @@ def explore_room(env: TaskEnv, call: ToolCall) -> ToolOutcome:
     field = cached_field(env.grid, ("view", room), lambda: disk(env.grid, vx, vy, 0.25))
     status = navigate(sim, field)
     if status != "reached":
-        return _ok(env, call, start, False, f"could not reach the middle of room {room} ({status})")
+        return _failed(
+            env, call, start, ToolFailure.UNREACHABLE, f"could not reach the middle of room {room} ({status})"
+        )
     required = _required_bearings(env, room, sim.pose.x, sim.pose.y)
     covered = np.zeros(360, dtype=bool)
     _mark_view(covered, sim.pose.heading)
@@ -127,17 +141,17 @@ def grab(env: TaskEnv, call: ToolCall) -> ToolOutcome:
     start, room, sim = env.sim.step, env.current_room(), env.sim
     found = env.map.objects_in(room, call.category)
     if not found:
-        return _ok(env, call, start, False, f"no {call.category} is mapped in room {room}")
+        return _failed(env, call, start, ToolFailure.NOT_MAPPED, f"no {call.category} is mapped in room {room}")
     target = min(found, key=lambda m: (math.hypot(m.x - sim.pose.x, m.y - sim.pose.y), m.id))
     field = reach_field(env, f"{target.x:.3f},{target.y:.3f}", target.x, target.y, GRAB_APPROACH, room)
     status = navigate(sim, field, stop=lambda: target.id not in env.map.objects)
     if status not in ("reached", "stopped"):
-        return _ok(env, call, start, False, f"could not reach the {call.category} ({status})")
+        return _failed(env, call, start, ToolFailure.UNREACHABLE, f"could not reach the {call.category} ({status})")
     got = sim.grab(call.category)
     if got is None:
         # the gripper closed on nothing: the map entry was stale (Appendix 0.C.1 updates the map on grab)
         env.map.objects.pop(target.id, None)
-        return _ok(env, call, start, False, f"grab failed: no {call.category} within reach")
+        return _failed(env, call, start, ToolFailure.GRAB_FAILED, f"grab failed: no {call.category} within reach")
     return _ok(env, call, start, True, f"you picked up the {call.category}")
 
 
@@ -146,16 +160,19 @@ def put(env: TaskEnv, call: ToolCall) -> ToolOutcome:
     house = env.episode.house
     rids = env.map.receptacles_in(room, call.category)
     if sim.held is None or not rids:
-        return _ok(env, call, start, False, "nothing to put, or no such receptacle mapped here")
+        return _failed(
+            env, call, start, ToolFailure.NOTHING_TO_PUT, "nothing to put, or no such receptacle mapped here"
+        )
     recs = [house.receptacle(rid) for rid in rids]
     target = min(recs, key=lambda r: (r.rect.distance(sim.pose.x, sim.pose.y), r.id))
     status = navigate(sim, put_field(env, target))
     if status != "reached":
-        return _ok(env, call, start, False, f"could not reach the {target.category} ({status})")
+        return _failed(env, call, start, ToolFailure.UNREACHABLE, f"could not reach the {target.category} ({status})")
     placed = sim.put(call.category or target.category)
     if placed is None:
-        return _ok(env, call, start, False, "put failed: no receptacle within reach")
-    return _ok(env, call, start, True, f"you put the object on the {house.receptacle(placed).category}")
+        return _failed(env, call, start, ToolFailure.PUT_FAILED, "put failed: no receptacle within reach")
+    on = house.receptacle(placed).category
+    return _ok(env, call, start, True, f"you put the object on the {on}", put_on=on)
 
 
 def put_field(env: TaskEnv, receptacle: ReceptacleSpec) -> Field:
@@ -198,7 +215,7 @@ def _look_for_human(env: TaskEnv) -> bool:
 def give(env: TaskEnv, call: ToolCall) -> ToolOutcome:
     start, sim = env.sim.step, env.sim
     if not _look_for_human(env):
-        return _ok(env, call, start, False, "you do not see the human")
+        return _failed(env, call, start, ToolFailure.HUMAN_NOT_SEEN, "you do not see the human")
     pursuit: Pursuit | None = None
     key = None
     for _ in range(APPROACH_LIMIT):
@@ -218,9 +235,9 @@ def give(env: TaskEnv, call: ToolCall) -> ToolOutcome:
             key, pursuit = new_key, Pursuit(sim, _human_field(env, hx, hy, GIVE_APPROACH - 0.2))
         action = pursuit.action()
         if action is None:
-            return _ok(env, call, start, False, "could not reach the human")
+            return _failed(env, call, start, ToolFailure.UNREACHABLE, "could not reach the human")
         act(sim, action)
-    return _ok(env, call, start, False, "could not reach the human in time")
+    return _failed(env, call, start, ToolFailure.UNREACHABLE, "could not reach the human in time")
 
 
 def follow_human(env: TaskEnv, call: ToolCall) -> ToolOutcome:
@@ -297,7 +314,7 @@ def execute(env: TaskEnv, call: ToolCall) -> ToolOutcome:
     start = env.sim.step
     problem = check_available(env, call)
     if problem is not None:
-        return _ok(env, call, start, False, problem)
+        return _failed(env, call, start, ToolFailure.UNAVAILABLE, problem)
     if call.name == "done":
         env.done = True
         return _ok(env, call, start, True, "you declared the task done")
@@ -313,4 +330,4 @@ def execute(env: TaskEnv, call: ToolCall) -> ToolOutcome:
         return runner(env, call)
     except StepLimitError:
         env.done = True
-        return _ok(env, call, start, False, f"the step limit of {env.sim.max_steps} was reached")
+        return _failed(env, call, start, ToolFailure.STEP_LIMIT, f"the step limit of {env.sim.max_steps} was reached")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from heedful.payloads.household import ToolFailure
 from heedful.sims.household.grid import Grid, grid_for
 from heedful.sims.household.human import HumanPath, plan_walk, standing
 from heedful.sims.household.perception import Detector
@@ -26,6 +27,10 @@ class ToolOutcome:
     ok: bool
     message: str
     room: int = -1
+    failure: ToolFailure | None = None
+    """Why it failed, as a code (Table 8 reads these, never the message)."""
+    put_on: str | None = None
+    """The receptacle category a successful Put placed the object on."""
 
 
 def task_objects(episode: HouseholdEpisode) -> list[ObjectState]:
