@@ -47,3 +47,17 @@ def test_pnp_and_s_hum_observations_carry_nothing() -> None:
         obs = build_observation(TaskEnv.start(first(task_type)), seed=0)
         assert obs.human_carrying is None
         assert "carry it away" not in human_seen(obs)
+
+
+def test_a_human_seen_in_a_doorway_is_in_the_nearest_room_never_room_minus_one() -> None:
+    from heedful.suites.household.observation import human_view
+    from heedful.suites.household.runtime import room_of
+
+    env = TaskEnv.start(first("s_hum"))
+    house, grid = env.episode.house, env.grid
+    gx, gy = grid.centres()
+    free = [(float(x), float(y)) for x, y in zip(gx.ravel(), gy.ravel(), strict=True) if grid.can_stand(x, y)]
+    doorway = next(p for p in free if house.room_at(*p) < 0)
+    env.map.human_track[:] = [(0, *doorway)]
+    view = human_view(env)
+    assert view.last_room == view.first_room == room_of(house, *doorway) >= 0

@@ -20,7 +20,7 @@ import numpy as np
 from heedful.sims.household.fields import sample
 from heedful.sims.household.semantic_map import MappedObject
 from heedful.suites.household.executors import room_entry_field
-from heedful.suites.household.runtime import TaskEnv, ToolOutcome, premap
+from heedful.suites.household.runtime import TaskEnv, ToolOutcome, premap, room_of
 from heedful.suites.household.tools import available_actions
 from heedful.suites.household.towards import walking_towards
 
@@ -117,7 +117,8 @@ def human_view(env: TaskEnv) -> HumanView:
     house = env.episode.house
     first, last = track[0], track[-1]
     towards = walking_towards(env.grid, track, len(house.rooms))
-    return HumanView(house.room_at(first[1], first[2]), house.room_at(last[1], last[2]), last[0], towards)
+    # a human seen in a doorway is in the nearest room, as the agent is (never "room -1")
+    return HumanView(room_of(house, first[1], first[2]), room_of(house, last[1], last[2]), last[0], towards)
 
 
 def room_distances(env: TaskEnv) -> tuple[float, ...]:

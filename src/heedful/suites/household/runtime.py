@@ -8,6 +8,7 @@ from typing import Any
 from heedful.payloads.household import ToolFailure
 from heedful.sims.household.grid import Grid, grid_for
 from heedful.sims.household.human import HumanPath, plan_walk, standing
+from heedful.sims.household.model import HouseSpec
 from heedful.sims.household.perception import Detector
 from heedful.sims.household.semantic_map import MappedObject, SemanticMap
 from heedful.sims.household.sim import MAX_STEPS, HouseSim, ObjectState, Pose
@@ -31,6 +32,14 @@ class ToolOutcome:
     """Why it failed, as a code (Table 8 reads these, never the message)."""
     put_on: str | None = None
     """The receptacle category a successful Put placed the object on."""
+
+
+def room_of(house: HouseSpec, x: float, y: float) -> int:
+    """The room a point lies in; the nearest room for a point in a doorway (between rooms)."""
+    room = house.room_at(x, y)
+    if room >= 0:
+        return room
+    return min(house.rooms, key=lambda r: (r.rect.distance(x, y), r.index)).index
 
 
 def task_objects(episode: HouseholdEpisode) -> list[ObjectState]:
@@ -114,10 +123,7 @@ class TaskEnv:
     def current_room(self) -> int:
         """The room the agent stands in (the nearest room when it stands in a doorway)."""
         p = self.sim.pose
-        room = self.episode.house.room_at(p.x, p.y)
-        if room >= 0:
-            return room
-        return min(self.episode.house.rooms, key=lambda r: (r.rect.distance(p.x, p.y), r.index)).index
+        return room_of(self.episode.house, p.x, p.y)
 
     @property
     def holding(self) -> str | None:
