@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from heedful.payloads.household import ToolFailure
+from heedful.payloads.household import ToolEntry
 from heedful.sims.household.grid import Grid, grid_for
 from heedful.sims.household.human import HumanPath, plan_walk, standing
 from heedful.sims.household.model import HouseSpec
@@ -16,22 +16,9 @@ from heedful.sims.household.vision import RANGE_M
 from heedful.suites.household.carry import carry_sighting, carry_walk
 from heedful.suites.household.model import HouseholdEpisode
 
-
-@dataclass(frozen=True)
-class ToolOutcome:
-    """One executed tool call: when it started, how many low-level steps it took, how it ended, and the room
-    the agent was in afterwards."""
-
-    action: str
-    start_step: int
-    steps: int
-    ok: bool
-    message: str
-    room: int = -1
-    failure: ToolFailure | None = None
-    """Why it failed, as a code (Table 8 reads these, never the message)."""
-    put_on: str | None = None
-    """The receptacle category a successful Put placed the object on."""
+ToolOutcome = ToolEntry
+"""One executed tool call: when it started, how many low-level steps it took, how it ended (with a failure
+code), and the room the agent was in afterwards. It is the record's stored form as it is (`ToolEntry`)."""
 
 
 def room_of(house: HouseSpec, x: float, y: float) -> int:

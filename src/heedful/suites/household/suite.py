@@ -8,7 +8,6 @@ from typing import Any
 
 from heedful.errors import ConfigError
 from heedful.metrics.rows import MetricRow
-from heedful.payloads.household import ToolEntry
 from heedful.records import Record, Status
 from heedful.registry import suggest
 from heedful.suites.base import RolloutContext, SuiteBase
@@ -18,26 +17,11 @@ from heedful.suites.household.dataset import SUITE_VERSION
 from heedful.suites.household.generate import generate_with_stats, parse_config
 from heedful.suites.household.model import HouseholdEpisode
 from heedful.suites.household.rollout import MAX_CALLS, EpisodeRun, run_episode
-from heedful.suites.household.runtime import ToolOutcome
 
 RUN_OPTIONS = {
     "max_calls": f"most tool calls an agent may make in one episode (default {MAX_CALLS})",
     **perception.PERCEPTION_OPTIONS,
 }
-
-
-def tool_entry(outcome: ToolOutcome) -> ToolEntry:
-    """The stored form of one executed tool call (`heedful.payloads.household`)."""
-    return ToolEntry(
-        action=outcome.action,
-        start_step=outcome.start_step,
-        steps=outcome.steps,
-        ok=outcome.ok,
-        message=outcome.message,
-        room=outcome.room,
-        failure=outcome.failure,
-        put_on=outcome.put_on,
-    )
 
 
 class HouseholdSuite(SuiteBase):
@@ -127,7 +111,7 @@ class HouseholdSuite(SuiteBase):
             raw_output="\n---\n".join(run.replies),
             prediction={
                 "actions": [o.action for o in run.outcomes],
-                "tools": [tool_entry(o).model_dump(mode="json", exclude_none=True) for o in run.outcomes],
+                "tools": [o.model_dump(mode="json", exclude_none=True) for o in run.outcomes],
                 "outcome": score.reason,
                 "ended_by": run.ended_by,
                 **({"model_queries": list(run.queries)} if run.queries else {}),

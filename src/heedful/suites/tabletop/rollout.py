@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from heedful.capabilities import capabilities
+from heedful.capabilities import Capabilities, capabilities
 from heedful.errors import ConfigError, InvalidActionError
 from heedful.records import Status
 from heedful.sims.tabletop.motion import SkillResult
@@ -85,10 +85,10 @@ def run_trial(
     cameras = (VIDEO_CAMERA,) if video_dir else ()
     rt = TrialRuntime(run.layout, task.horizon, cameras=cameras)
     try:
-        kind = capabilities(agent).kind
-        if kind == "controller":
-            _control(trial, agent, rt, run, seed)
-        elif kind == "planner":
+        declared = capabilities(agent)
+        if declared.kind == "controller":
+            _control(trial, agent, declared, rt, run, seed)
+        elif declared.kind == "planner":
             _plan(trial, agent, rt, run, seed, max_calls)
         else:
             raise ConfigError(f"agent {type(agent).__name__} has neither act() (planner) nor predict() (controller)")
@@ -147,11 +147,12 @@ def _controller_obs(rt: TrialRuntime, cameras: tuple[str, ...], instruction: str
     return obs
 
 
-def _control(trial: TabletopTrial, agent: Any, rt: TrialRuntime, run: TrialRun, seed: int) -> None:
-    declared = capabilities(agent)
+def _control(
+    trial: TabletopTrial, agent: Any, declared: Capabilities, rt: TrialRuntime, run: TrialRun, seed: int
+) -> None:
     if declared.begin_trial is not None:
         declared.begin_trial(trial, seed)
-    _control_loop(trial, agent, rt, run)
+    _control_loop(trial, agent, declared.cameras, rt, run)
     report = declared.trial_report
     if report is not None:
         info, timing = report()
@@ -159,9 +160,10 @@ def _control(trial: TabletopTrial, agent: Any, rt: TrialRuntime, run: TrialRun, 
         run.timing.update(timing)
 
 
-def _control_loop(trial: TabletopTrial, agent: Any, rt: TrialRuntime, run: TrialRun) -> None:
-    declared = capabilities(agent).cameras
-    cameras = declared if declared is not None else tuple(CONTROLLER_CAMERAS)
+def _control_loop(
+    trial: TabletopTrial, agent: Any, wanted: tuple[str, ...] | None, rt: TrialRuntime, run: TrialRun
+) -> None:
+    cameras = wanted if wanted is not None else tuple(CONTROLLER_CAMERAS)
     unknown = set(cameras) - set(CONTROLLER_CAMERAS)
     if unknown:
         raise ConfigError(f"controller cameras must be among {sorted(CONTROLLER_CAMERAS)}, got {sorted(unknown)}")
