@@ -17,8 +17,6 @@ from heedful.errors import ConfigError, DatasetError, RunError
 from heedful.metrics.rows import MetricRow
 from heedful.records import Record
 
-SPLITS = ("all", "train", "val", "test", "val_seen", "val_unseen", "test_seen", "test_unseen")
-
 
 def load_or_generate(suite: Any, dataset: Path | None, seed: int, progress: bool = False) -> tuple[list[Any], str]:
     """The suite's episodes from `dataset`, or generated in memory from `seed`; plus where they came from."""
@@ -27,15 +25,14 @@ def load_or_generate(suite: Any, dataset: Path | None, seed: int, progress: bool
     return list(suite.generate(seed)), f"generated:seed={seed}"
 
 
-def select(episodes: Sequence[Any], split: str) -> list[Any]:
-    """Episodes of one split ("all" keeps every episode, in dataset order)."""
-    if split not in SPLITS:
-        raise ConfigError(f"unknown split {split!r}; choose one of {', '.join(SPLITS)}")
+def select(suite: Any, episodes: Sequence[Any], split: str) -> list[Any]:
+    """Episodes of one of the suite's splits ("all" keeps every episode, in dataset order)."""
+    if split not in suite.splits:
+        raise ConfigError(f"{suite.name} has no split {split!r}; choose one of {', '.join(suite.splits)}")
     if split == "all":
         return list(episodes)
     # household splits are val_seen, val_unseen, ...: "val" selects both of its parts
-    parts = [str(getattr(ep, "split", None)) for ep in episodes]
-    return [ep for ep, part in zip(episodes, parts, strict=True) if split in (part, part.rsplit("_", 1)[0])]
+    return [ep for ep in episodes if split in (ep.split, str(ep.split).rsplit("_", 1)[0])]
 
 
 def evaluate(
@@ -67,7 +64,7 @@ def evaluate(
     if limit is not None and limit < 1:
         raise ConfigError(f"--limit must be at least 1, got {limit}")
     episodes, source = load_or_generate(suite_obj, dataset, seed)
-    chosen = select(episodes, split)
+    chosen = select(suite_obj, episodes, split)
     chosen = suite_obj.episodes_for_run(chosen, options)  # tabletop: the trials of the chosen tasks
     if not chosen:
         raise ConfigError(f"no {split} episodes in {source}")

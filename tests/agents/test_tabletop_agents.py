@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from heedful.agents.registry import make_agent
-from heedful.agents.tabletop import BlindAgent, ControllerAgent, OracleAgent, PlannerAgent
+from heedful.agents.tabletop import BlindAgent, OracleAgent
 from heedful.errors import ConfigError
+from heedful.protocols import ControllerAgent, PlannerAgent
 from heedful.suites.base import RolloutContext
 from heedful.suites.tabletop.model import TabletopTask
 from heedful.suites.tabletop.observation import CallOutcome, PlannerObservation, Privileged

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from heedful.agents.registry import make_agent
-from heedful.agents.tabletop import ControllerAgent, PlannerAgent
+from heedful.protocols import ControllerAgent, PlannerAgent
 from heedful.suites.base import RolloutContext
 from heedful.suites.tabletop.family import swapped
 from heedful.suites.tabletop.grounding import ground

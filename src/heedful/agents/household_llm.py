@@ -27,7 +27,7 @@ from heedful.agents.llm import LLMDecisionAgent, check_llm_kwargs
 from heedful.errors import ConfigError
 from heedful.llm.prompts import PromptTemplate, load_prompt
 from heedful.llm.request import ChatRequest
-from heedful.replies import PlannerReply
+from heedful.replies import AgentReply
 from heedful.suites.household.observation import HouseholdObservation
 
 MAX_MODEL_CALLS = 15
@@ -99,14 +99,14 @@ class Turn:
         )
         return reading
 
-    def reply(self, action: str, **info: Any) -> PlannerReply:
-        return PlannerReply(action, dict(self.usage), dict(info), tuple(self.queries))
+    def reply(self, action: str, **info: Any) -> AgentReply:
+        return AgentReply(action, dict(self.usage), dict(info), tuple(self.queries))
 
-    def parse_failure(self, kind: str, reason: str) -> PlannerReply:
-        return PlannerReply("", dict(self.usage), {}, tuple(self.queries), parse_error=f"{kind} answer: {reason}")
+    def parse_failure(self, kind: str, reason: str) -> AgentReply:
+        return AgentReply("", dict(self.usage), {}, tuple(self.queries), parse_error=f"{kind} answer: {reason}")
 
-    def end(self, reason: str, why: str) -> PlannerReply:
-        return PlannerReply("", dict(self.usage), {"end_reason": why}, tuple(self.queries), end=reason)
+    def end(self, reason: str, why: str) -> AgentReply:
+        return AgentReply("", dict(self.usage), {"end_reason": why}, tuple(self.queries), end=reason)
 
 
 class HouseholdLLMAgent(LLMDecisionAgent):

@@ -34,7 +34,7 @@ from heedful.agents.household_answers import (
 from heedful.agents.household_json import plan_question, room_question
 from heedful.agents.household_llm import CALL_LIMIT, CallLimitError, HouseholdLLMAgent, Turn
 from heedful.agents.household_text import following_ended
-from heedful.replies import PlannerReply
+from heedful.replies import AgentReply
 from heedful.suites.household.observation import HouseholdObservation
 
 FOLLOW = "Follow Human"
@@ -71,7 +71,7 @@ class PrompterAgent(HouseholdLLMAgent):
     name = "prompter"
     templates = ("household-plan", "household-search", "household-prompter-evidence")
 
-    def act(self, observation: HouseholdObservation) -> PlannerReply:
+    def act(self, observation: HouseholdObservation) -> AgentReply:
         turn = self.turn(observation)
         try:
             if "plan" not in observation.memory:
@@ -84,7 +84,7 @@ class PrompterAgent(HouseholdLLMAgent):
         except _SearchError as failed:
             return turn.parse_failure("search", str(failed))
 
-    def _make_plan(self, turn: Turn, obs: HouseholdObservation) -> PlannerReply | None:
+    def _make_plan(self, turn: Turn, obs: HouseholdObservation) -> AgentReply | None:
         follow_first = False
         if obs.human_walks and FOLLOW in obs.available_actions:
             form = self.choice_form(EVIDENCE_CHOICES)
@@ -102,7 +102,7 @@ class PrompterAgent(HouseholdLLMAgent):
         obs.memory["step_index"], obs.memory["step_fails"] = 0, 0
         return None
 
-    def _execute(self, turn: Turn, obs: HouseholdObservation) -> PlannerReply:
+    def _execute(self, turn: Turn, obs: HouseholdObservation) -> AgentReply:
         memory: dict[str, Any] = obs.memory
         plan = memory["plan"]
         if obs.history and not obs.history[-1].ok and memory["step_index"] < len(plan):

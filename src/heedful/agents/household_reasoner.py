@@ -24,7 +24,7 @@ from typing import Any
 from heedful.agents.household_answers import EVIDENCE_CHOICES, NOT_ENOUGH, read_action, read_evidence
 from heedful.agents.household_llm import CALL_LIMIT, CallLimitError, HouseholdLLMAgent, Turn
 from heedful.agents.household_text import following_ended
-from heedful.replies import PlannerReply
+from heedful.replies import AgentReply
 from heedful.suites.household.observation import HouseholdObservation
 
 FOLLOW = "Follow Human"
@@ -36,14 +36,14 @@ class ReasonerAgent(HouseholdLLMAgent):
     name = "reasoner"
     templates = ("household-reasoner", "household-evidence")
 
-    def act(self, observation: HouseholdObservation) -> PlannerReply:
+    def act(self, observation: HouseholdObservation) -> AgentReply:
         turn = self.turn(observation)
         try:
             return self._decide(turn, observation)
         except CallLimitError as limit:
             return turn.end(CALL_LIMIT, str(limit))
 
-    def _decide(self, turn: Turn, obs: HouseholdObservation) -> PlannerReply:
+    def _decide(self, turn: Turn, obs: HouseholdObservation) -> AgentReply:
         memory = obs.memory
         if self._evidence_pending(obs):
             form = self.choice_form(EVIDENCE_CHOICES)

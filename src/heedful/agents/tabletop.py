@@ -1,8 +1,8 @@
-"""Agents for the tabletop suite (RoboFollow protocol) and the protocols they implement.
+"""Agents for the tabletop suite (RoboFollow protocol). They implement `heedful.protocols`:
 
-- `PlannerAgent`: reads a `PlannerObservation` (instruction, objects, history, available skills with a
+- a `PlannerAgent` reads a `PlannerObservation` (instruction, objects, history, available skills with a
   JSON Schema) and answers one skill call as JSON text. A language-model planner plugs in here.
-- `ControllerAgent`: RoboFollow's policy interface (reset, set_instruction, predict -> action chunk).
+- a `ControllerAgent` is RoboFollow's policy interface (reset, set_instruction, predict -> action chunk).
 - `oracle`: executes the task spec with the scripted expert (privileged; must score full marks).
 - `planner`: a language model picks each skill call through structured output (`LLMPlannerAgent`).
 - `blind`: ignores the instruction. In each scene configuration it executes one of that configuration's
@@ -13,10 +13,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol, runtime_checkable
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import Any
 
 from heedful.agents.base import AgentReply
 from heedful.agents.llm import LLMDecisionAgent, check_llm_kwargs
@@ -30,34 +27,6 @@ from heedful.suites.tabletop.observation import PlannerObservation
 from heedful.suites.tabletop.skillcalls import SkillCall
 
 DONE = SkillCall(skill="done")
-
-
-@runtime_checkable
-class PlannerAgent(Protocol):
-    """Chooses the next skill call from the observation; `reply.text` is one JSON skill call.
-
-    Agents keep no state between episodes (the observation carries the episode's history). They may raise
-    AgentInterfaceError / AgentTimeoutError, recorded with their own status.
-    """
-
-    name: str
-
-    def act(self, observation: PlannerObservation) -> AgentReply: ...
-
-
-@runtime_checkable
-class ControllerAgent(Protocol):
-    """A low-level policy: `predict` gets {"image", "wrist_image", "state", "prompt", "step"} (images for the
-    cameras it names in `cameras`) and returns a (T, 7) chunk of `delta_eef` actions. The remote agent
-    (heedful.remote.agent) is one; the rollout's optional hooks are described in suites/tabletop/rollout.py."""
-
-    name: str
-
-    def reset(self) -> None: ...
-
-    def set_instruction(self, instruction: str) -> None: ...
-
-    def predict(self, observation: dict[str, Any]) -> NDArray[np.float64]: ...
 
 
 def _reply(calls: list[SkillCall], observation: PlannerObservation, **info: Any) -> AgentReply:

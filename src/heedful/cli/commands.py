@@ -12,10 +12,11 @@ from typing import Any
 
 from heedful.cli.common import LazyProgress, suite_arg
 from heedful.cli.llm_args import add_llm_args, llm_agent_args
-from heedful.cli.parser import key_values
+from heedful.cli.parser import Parser, key_values
 from heedful.cli.remote_args import add_remote_args, remote_agent_args
 from heedful.cli.results_commands import add_compare, add_export, add_list, add_replay, add_report, add_schema
 from heedful.cli.serve import add_serve
+from heedful.cli.suite_flags import add_suite_flags, suite_options
 from heedful.cli.tabletop_commands import add_demos, add_entropy
 
 # --- generate
@@ -86,7 +87,38 @@ def cmd_generate(args: argparse.Namespace) -> int:
 # --- run
 
 
+class SuiteRunParser(Parser):
+    """The parser of `heedful run SUITE`. The suite's own flags (from its run-options model) and its splits are
+    added when the suite is chosen, so `heedful run decisions --help` shows only decisions' flags and
+    `heedful --help` imports no suite."""
+
+    suite_name = ""
+    _completed = False
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        if not self._completed:
+            self._completed = True
+            self._add_suite_arguments()
+        return super().parse_known_args(args, namespace)
+
+    def _add_suite_arguments(self) -> None:
+        from heedful.suites.registry import get_suite
+
+        suite = get_suite(self.suite_name)
+        self.add_argument(
+            "--split",
+            choices=list(suite.splits),
+            default=suite.splits[0],
+            help="episodes to run"
+            + (" (val / test select both their seen and unseen parts)" if "val_seen" in suite.splits else ""),
+        )
+        add_suite_flags(self, suite.run_options, self.suite_name)
+        self.set_defaults(run_options=suite.run_options, run_tag=suite.run_tag)
+
+
 def add_run(sub: Any, formatter: Any) -> None:
+    from heedful.suites.registry import SUITES
+
     p = sub.add_parser(
         "run",
         formatter_class=formatter,
@@ -94,87 +126,41 @@ def add_run(sub: Any, formatter: Any) -> None:
         description=(
             "Roll every episode out with an agent and store one record per episode in the run directory as it "
             "finishes. A killed or interrupted run continues with --resume, losing and duplicating nothing. "
-            "Without --dataset the suite's default benchmark is generated in memory from --seed."
+            "Without --dataset the suite's default benchmark is generated in memory from --seed. "
+            "Each suite has its own options: `heedful run SUITE --help` lists them."
         ),
     )
-    suite_arg(p)
+    suites = p.add_subparsers(dest="suite", metavar="SUITE", parser_class=SuiteRunParser)
+    suites.required = True
+    for name in SUITES.names():
+        q = suites.add_parser(
+            name,
+            formatter_class=formatter,
+            help=f"evaluate an agent on {name}",
+            description=f"Evaluate an agent on the {name} suite; see `heedful run --help` for how runs work.",
+        )
+        q.suite_name = name
+        _add_run_arguments(q)
+        q.set_defaults(handler=cmd_run, usage_parser=q)
+
+
+def _add_run_arguments(p: Any) -> None:
+    """The flags every suite's run has."""
     p.add_argument("--agent", required=True, help="agent name (`heedful list SUITE` says what each does)")
     p.add_argument("--agent-arg", action="append", metavar="KEY=VALUE", help="agent keyword argument (repeatable)")
     p.add_argument("--dataset", type=Path, help="dataset directory from `heedful generate` or your own")
     p.add_argument("--seed", type=int, default=0, help="run seed (and generation seed without --dataset)")
     p.add_argument(
-        "--split",
-        choices=["all", "train", "val", "test", "val_seen", "val_unseen", "test_seen", "test_unseen"],
-        default="all",
-        help="episodes to run (household: val / test select both their seen and unseen parts)",
-    )
-    p.add_argument(
         "--limit",
         type=int,
         help="run only the first N episodes (the dataset order keeps each family's instances together)",
     )
-    p.add_argument("--mask", action="store_true", help="feed the agent masked instructions (validity control)")
-    p.add_argument(
-        "--condition",
-        choices=["structured", "visual"],
-        default="structured",
-        help="decisions: how the state is shown; visual = an image instead of the object list (visual subset "
-        "only; needs --dataset generated with --images)",
-    )
-    p.add_argument(
-        "--subset",
-        choices=["all", "visual"],
-        help="decisions: run only the visual families (e.g. a structured run to compare with a visual one)",
-    )
     p.add_argument("--workers", type=int, default=1, help="local worker processes")
-    p.add_argument("--out", type=Path, help="run directory (default runs/SUITE-AGENT[-masked]-seedS)")
+    p.add_argument("--out", type=Path, help="run directory (default runs/SUITE-AGENT[-TAGS]-seedS)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    p.add_argument(
-        "--level", action="append", choices=["L0", "L1", "L2", "L3"], help="tabletop: run this level only (repeatable)"
-    )
-    p.add_argument(
-        "--scene", action="append", type=int, choices=[1, 2, 3, 4], help="tabletop: run this scene only (repeatable)"
-    )
-    p.add_argument("--trials", type=int, help="tabletop: trials per task (default 10, RoboFollow's protocol)")
-    p.add_argument("--video", action="store_true", help="tabletop: write an agentview MP4 of every trial to OUT/videos")
-    p.add_argument(
-        "--perception",
-        choices=["oracle", "noisy"],
-        help="household: what enters the agent's semantic map: oracle (default, exact) or noisy, a SIMULATED "
-        "stand-in for learned segmentation (per-instance misses, look-alike confusions, phantom objects)",
-    )
-    p.add_argument(
-        "--noise",
-        action="append",
-        metavar="KEY=VALUE",
-        help="household, with --perception noisy: a rate of the simulated detector, e.g. --noise miss_rate=0.3 "
-        "(keys miss_rate, false_positive_rate, confusion_rate; defaults 0.15, 0.1, 0.1; repeatable)",
-    )
     add_llm_args(p)
     add_remote_args(p)
-    p.set_defaults(handler=cmd_run)
-
-
-def _run_options(args: argparse.Namespace, out: Path) -> dict[str, Any]:
-    """The suite's run options from the command line (only those given)."""
-    options: dict[str, Any] = {"mask": True} if args.mask else {}
-    if args.condition != "structured":
-        options["condition"] = args.condition
-    if args.subset is not None:
-        options["subset"] = args.subset
-    if args.level:
-        options["level"] = sorted(set(args.level))
-    if args.scene:
-        options["scene"] = sorted(set(args.scene))
-    if args.trials is not None:
-        options["trials"] = args.trials
-    if args.video:
-        options["video_dir"] = str(out / "videos")
-    if args.perception is not None:
-        options["perception"] = args.perception
-    options.update(key_values(args.noise, "--noise"))
-    return options
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -182,8 +168,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from heedful.api import evaluate
     from heedful.errors import BudgetExceededError
 
-    tags = ("-masked" if args.mask else "") + ("-visual" if args.condition == "visual" else "")
-    out = args.out or Path("runs") / f"{args.suite}-{args.agent}{tags}-seed{args.seed}"
+    given = suite_options(args, args.run_options, Path("."))
+    out = args.out or Path("runs") / f"{args.suite}-{args.agent}{args.run_tag(given)}-seed{args.seed}"
     agent_args = key_values(args.agent_arg, "--agent-arg")
     agent_args = llm_agent_args(args, agent_class(args.agent, args.suite), args.agent, agent_args)
     agent_args = remote_agent_args(args, agent_class(args.agent, args.suite), args.agent, agent_args)
@@ -197,7 +183,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             seed=args.seed,
             split=args.split,
             limit=args.limit,
-            options=_run_options(args, out),
+            options=suite_options(args, args.run_options, out),
             workers=args.workers,
             resume=args.resume,
             progress=not args.no_progress,

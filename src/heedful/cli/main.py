@@ -43,7 +43,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser, subcommands = build_parser()
         args, extras = parser.parse_known_args(argv)
         if extras:  # let the subcommand's parser name the option, so its own options can be suggested
-            subcommands[args.command].error(f"unrecognized arguments: {' '.join(extras)}")
+            usage = getattr(args, "usage_parser", subcommands[args.command])  # `run SUITE` has its own parser
+            usage.error(f"unrecognized arguments: {' '.join(extras)}")
         return int(args.handler(args) or 0)
     except CliUsageError as exc:
         print(f"{exc}", file=sys.stderr)

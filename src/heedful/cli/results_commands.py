@@ -125,7 +125,10 @@ def add_list(sub: Any, formatter: Any) -> None:
         "list",
         formatter_class=formatter,
         help="list suites and agents",
-        description="List the suites and their agents; with SUITE, each agent of that suite and what it does.",
+        description=(
+            "List the suites and their agents; with SUITE, each agent of that suite and what it does, the suite's "
+            "run options and its splits."
+        ),
     )
     p.add_argument("suite", nargs="?", help="describe this suite's agents (first line of each agent's docstring)")
     p.set_defaults(handler=cmd_list)
@@ -139,10 +142,17 @@ def cmd_list(args: argparse.Namespace) -> int:
         for suite in SUITES.names():
             print(f"suite {suite}: agents {', '.join(agent_names(suite))}")
         return 0
-    get_suite(args.suite)  # an unknown suite fails with a suggestion
+    from heedful.suites.options import describe
+
+    suite = get_suite(args.suite)  # an unknown suite fails with a suggestion
+    print("agents:")
     for name in agent_names(args.suite):
         doc = (agent_class(name, args.suite).__doc__ or "").strip().splitlines()
-        print(f"{name:18s} {doc[0] if doc else ''}")
+        print(f"  {name:18s} {doc[0] if doc else ''}")
+    print(f"run options (flags: heedful run {args.suite} --help):")
+    for name, text in describe(suite.run_options).items():
+        print(f"  {name:18s} {text}")
+    print(f"splits: {', '.join(suite.splits)}")
     return 0
 
 

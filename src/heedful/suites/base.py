@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from heedful.errors import ConfigError
 from heedful.metrics.rows import MetricRow
 from heedful.records import Record, Status
+from heedful.suites.options import RunOptions, validate
 
 
 class Episode(Protocol):
@@ -73,8 +74,14 @@ class Suite(Protocol):
         """Content hash of the episodes, stored in run manifests."""
         ...
 
+    run_options: type[RunOptions]
+    """The suite's run options as a pydantic model: `heedful run SUITE` turns its fields into flags."""
+
+    splits: tuple[str, ...]
+    """The values of `--split`, "all" first (household: "val" selects val_seen and val_unseen)."""
+
     def check_options(self, options: dict[str, Any]) -> None:
-        """Raise ConfigError for a run option the suite does not know."""
+        """Raise ConfigError for a run option the suite does not know or a value it cannot take."""
         ...
 
     def training_episodes(self, episodes: Sequence[Any]) -> Sequence[Any]:
@@ -121,6 +128,10 @@ class Suite(Protocol):
         """How the options showed the episodes, for report titles (e.g. " | perception noisy ...")."""
         ...
 
+    def run_tag(self, options: dict[str, Any]) -> str:
+        """A suffix of the default run directory naming the options (decisions: "-masked", "-visual")."""
+        ...
+
     has_images: bool
     """Whether `attach_images` renders anything (`heedful generate --images`)."""
 
@@ -134,7 +145,13 @@ class Suite(Protocol):
 class SuiteBase:
     """Defaults for the optional hooks of `Suite`: inherit it and implement the required members."""
 
+    name: str
     has_images = False
+    run_options: type[RunOptions] = RunOptions
+    splits: tuple[str, ...] = ("all",)
+
+    def check_options(self, options: dict[str, Any]) -> None:
+        validate(self.name, self.run_options, options)
 
     def prepare_options(self, options: dict[str, Any], dataset: Path | None) -> dict[str, Any]:
         return options
@@ -148,7 +165,10 @@ class SuiteBase:
     def run_label(self, options: dict[str, Any]) -> str:
         return ""
 
+    def run_tag(self, options: dict[str, Any]) -> str:
+        return ""
+
     def attach_images(
         self, episodes: Sequence[Any], out: Path, *, size: int, progress: Callable[[int, int], Any] | None
     ) -> list[Any]:
-        raise ConfigError(f"suite {getattr(self, 'name', type(self).__name__)} has no images to render; drop --images")
+        raise ConfigError(f"suite {self.name} has no images to render; drop --images")

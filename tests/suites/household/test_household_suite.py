@@ -108,10 +108,12 @@ def test_replay_writes_an_mp4_with_every_frame(oracle_run: Path, tmp_path: Path)
 
 
 def test_split_selection() -> None:
-    episodes = list(small_episodes())
-    assert {ep.split for ep in select(episodes, "val")} == {"val_seen", "val_unseen"}
-    assert {ep.split for ep in select(episodes, "test_unseen")} == {"test_unseen"}
-    assert len(select(episodes, "all")) == len(episodes)
+    episodes, suite = list(small_episodes()), HouseholdSuite()
+    assert {ep.split for ep in select(suite, episodes, "val")} == {"val_seen", "val_unseen"}
+    assert {ep.split for ep in select(suite, episodes, "test_unseen")} == {"test_unseen"}
+    assert len(select(suite, episodes, "all")) == len(episodes)
+    with pytest.raises(ConfigError, match="household has no split 'train'"):
+        select(suite, episodes, "train")
 
 
 class ScriptedAgent:

@@ -23,12 +23,6 @@ CONDITIONS = ("structured", "visual")
 SUBSETS = ("all", "visual")
 IMAGE_ROOT = "image_root"
 
-CONDITION_OPTIONS = {
-    "condition": "structured (object list with positions) or visual (an image of the state instead)",
-    "subset": "all, or visual (only the visual families; implied by condition=visual)",
-    IMAGE_ROOT: "directory the episodes' image paths are relative to (set from the dataset for condition=visual)",
-}
-
 
 def is_visual(options: dict[str, Any]) -> bool:
     return bool(options.get("condition", "structured") == "visual")

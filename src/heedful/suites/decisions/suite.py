@@ -6,19 +6,17 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from heedful.errors import ConfigError
 from heedful.metrics.rows import MetricRow
 from heedful.records import Record, Status
+from heedful.replies import as_reply
 from heedful.suites.base import RolloutContext, SuiteBase
 from heedful.suites.decisions import conditions, dataset
 from heedful.suites.decisions.answers import parse_answer
-from heedful.suites.decisions.conditions import CONDITION_OPTIONS
 from heedful.suites.decisions.generate import generate, parse_config
 from heedful.suites.decisions.model import DecisionEpisode
 from heedful.suites.decisions.observation import build_observation
+from heedful.suites.decisions.options import DecisionsRunOptions
 from heedful.suites.episode_files import content_hash
-
-RUN_OPTIONS = {"mask": "feed the agent the masked instructions (task-critical words removed)", **CONDITION_OPTIONS}
 
 
 class DecisionsSuite(SuiteBase):
@@ -27,6 +25,8 @@ class DecisionsSuite(SuiteBase):
     name = "decisions"
     version = "decisions-v2"
     report_clusters = ("family", "anchor")
+    run_options = DecisionsRunOptions
+    splits = ("all", "train", "val", "test")
     has_images = True
 
     def generate(
@@ -61,10 +61,8 @@ class DecisionsSuite(SuiteBase):
         return [ep for ep in episodes if ep.split == "train"]
 
     def check_options(self, options: dict[str, Any]) -> None:
-        unknown = set(options) - set(RUN_OPTIONS)
-        if unknown:
-            raise ConfigError(f"decisions has no run option {sorted(unknown)[0]!r}; options: {', '.join(RUN_OPTIONS)}")
         conditions.check_condition_options(options)
+        super().check_options(options)
 
     def prepare_options(self, options: dict[str, Any], dataset: Path | None) -> dict[str, Any]:
         """Options completed from the dataset's location (the visual condition reads images beside it)."""
@@ -77,6 +75,10 @@ class DecisionsSuite(SuiteBase):
     def run_label(self, options: dict[str, Any]) -> str:
         """The report title's part naming the condition, e.g. " | condition visual (visual subset)"."""
         return conditions.condition_label(options)
+
+    def run_tag(self, options: dict[str, Any]) -> str:
+        """ "-masked" and "-visual" in the default run directory's name."""
+        return ("-masked" if options.get("mask") else "") + ("-visual" if conditions.is_visual(options) else "")
 
     def required_inputs(self, options: dict[str, Any]) -> tuple[str, ...]:
         """What an agent must read under `options`: ("image",) in the visual condition."""
@@ -103,7 +105,7 @@ class DecisionsSuite(SuiteBase):
             mask=bool(context.options.get("mask")),
             image_png=conditions.image_for(episode, context.options),
         )
-        reply = agent.decide(observation)
+        reply = as_reply(agent.decide(observation))
         parsed = parse_answer(reply.text, episode.decision_type, observation.candidate_ids)
         return self._record(
             episode,

@@ -25,19 +25,6 @@ from heedful.suites.household.runtime import TaskEnv
 PERCEPTIONS = ("oracle", "noisy")
 DETECTORS = ("simulated",)
 """Detector models of noisy perception: only the simulated error model so far (no learned segmenter)."""
-_DEFAULT = NoiseRates()
-PERCEPTION_OPTIONS = {
-    "perception": "what enters the semantic map: oracle (default, exact) or noisy (SIMULATED learned segmentation)",
-    "detector": "noisy: the detector model; only 'simulated' (set automatically, recorded in the manifest)",
-    "miss_rate": f"noisy: probability the simulated detector misses an object instance (default {_DEFAULT.miss_rate})",
-    "false_positive_rate": (
-        "noisy: probability a receptacle carries a phantom object of a random category "
-        f"(default {_DEFAULT.false_positive_rate})"
-    ),
-    "confusion_rate": (
-        f"noisy: probability an object is reported as a look-alike category (default {_DEFAULT.confusion_rate})"
-    ),
-}
 
 
 def check_perception_options(options: dict[str, Any]) -> None:

@@ -1,11 +1,11 @@
 """The closed planning loop of one episode: observe, ask the agent for a tool call, execute, repeat.
 
-An agent is any object with `act(observation) -> reply` where `reply.text` holds the tool call
-(see `tools.py`) and optional `reply.usage` / `reply.info` dicts. The loop ends when the agent says Done,
+An agent is a `heedful.protocols.PlannerAgent`: `act(observation)` answers with an `AgentReply` (or a str)
+whose `text` holds the tool call (see `tools.py`). The loop ends when the agent says Done,
 when the 600 steps are used up, or after `max_calls` calls. An answer that does not parse, or names a
 tool that is not available now, ends the episode with status parse_error (never replaced by a guess).
 
-A reply may also be a `PlannerReply`, which agents that talk to a model use: it carries the model queries
+An agent that talks to a model also gives the model queries in its reply (`AgentReply.queries`)
 of that call (kind, raw answer, what it was read as, tokens), and may end the episode itself, either as a
 parse error the agent found (`parse_error`, e.g. an unreadable plan) or for a reason of its own (`end`,
 e.g. its model-call limit). Only agents that declare `privileged = True` see the live state.
@@ -16,10 +16,12 @@ agent's own `end` reason.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from heedful.capabilities import capabilities
+from heedful.protocols import PlannerAgent
 from heedful.records import Status
+from heedful.replies import AgentReply, as_reply
 from heedful.sims.household.perception import Detector
 from heedful.suites.household.executors import execute
 from heedful.suites.household.model import HouseholdEpisode
@@ -29,17 +31,6 @@ from heedful.suites.household.scoring import EpisodeScore, score
 from heedful.suites.household.tools import check_available, parse_tool
 
 MAX_CALLS = 60
-
-
-class PlannerAgent(Protocol):
-    """A planner: chooses the next high-level tool call from the observation (closed loop).
-
-    Agents keep no state between episodes; within an episode the observation carries the history.
-    """
-
-    name: str
-
-    def act(self, observation: HouseholdObservation) -> Any: ...
 
 
 @dataclass
@@ -78,10 +69,10 @@ def run_episode(
     for _ in range(max_calls):
         if _finished(env):
             break
-        reply = _act(agent, build_observation(env, seed, privileged=privileged, memory=memory), run)
+        reply = as_reply(_act(agent, build_observation(env, seed, privileged=privileged, memory=memory), run))
         if not _take(reply, run):
             break
-        parsed = parse_tool(str(getattr(reply, "text", reply)))
+        parsed = parse_tool(reply.text)
         if parsed.call is None:
             run.status, run.error, run.ended_by = Status.PARSE_ERROR, parsed.reason, "parse_error"
             break
@@ -105,7 +96,7 @@ def _finished(env: TaskEnv) -> str | None:
     return None
 
 
-def _act(agent: PlannerAgent, observation: HouseholdObservation, run: EpisodeRun) -> Any:
+def _act(agent: PlannerAgent, observation: HouseholdObservation, run: EpisodeRun) -> object:
     try:
         return agent.act(observation)
     except Exception as exc:
@@ -117,22 +108,20 @@ def _act(agent: PlannerAgent, observation: HouseholdObservation, run: EpisodeRun
         raise
 
 
-def _take(reply: Any, run: EpisodeRun) -> bool:
+def _take(reply: AgentReply, run: EpisodeRun) -> bool:
     """Book the reply (text or model queries, usage, info); False when it ends the episode."""
-    queries = getattr(reply, "queries", None)
-    if queries is None:
-        run.replies.append(str(getattr(reply, "text", reply)))
+    if reply.queries is None:
+        run.replies.append(reply.text)
     else:
-        run.replies.extend(str(q.get("answer", "")) for q in queries)
-        run.queries.extend(queries)
-    for key, value in dict(getattr(reply, "usage", {}) or {}).items():
+        run.replies.extend(str(q.get("answer", "")) for q in reply.queries)
+        run.queries.extend(reply.queries)
+    for key, value in reply.usage.items():
         run.usage[key] = run.usage.get(key, 0) + int(value)
-    run.info.update(dict(getattr(reply, "info", {}) or {}))
-    parse_error, end = getattr(reply, "parse_error", None), getattr(reply, "end", None)
-    if parse_error:
-        run.status, run.error, run.ended_by = Status.PARSE_ERROR, str(parse_error), "parse_error"
+    run.info.update(reply.info)
+    if reply.parse_error:
+        run.status, run.error, run.ended_by = Status.PARSE_ERROR, reply.parse_error, "parse_error"
         return False
-    if end:
-        run.ended_by = str(end)
+    if reply.end:
+        run.ended_by = reply.end
         return False
     return True

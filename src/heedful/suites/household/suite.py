@@ -9,19 +9,14 @@ from typing import Any
 from heedful.errors import ConfigError
 from heedful.metrics.rows import MetricRow
 from heedful.records import Record, Status
-from heedful.registry import suggest
 from heedful.suites.base import RolloutContext, SuiteBase
 from heedful.suites.episode_files import content_hash
 from heedful.suites.household import dataset, perception
 from heedful.suites.household.dataset import SUITE_VERSION
 from heedful.suites.household.generate import generate_with_stats, parse_config
-from heedful.suites.household.model import HouseholdEpisode
+from heedful.suites.household.model import SPLITS, HouseholdEpisode
+from heedful.suites.household.options import HouseholdRunOptions
 from heedful.suites.household.rollout import MAX_CALLS, EpisodeRun, run_episode
-
-RUN_OPTIONS = {
-    "max_calls": f"most tool calls an agent may make in one episode (default {MAX_CALLS})",
-    **perception.PERCEPTION_OPTIONS,
-}
 
 
 class HouseholdSuite(SuiteBase):
@@ -30,6 +25,8 @@ class HouseholdSuite(SuiteBase):
     name = "household"
     version = SUITE_VERSION
     report_clusters = ("episode",)
+    run_options = HouseholdRunOptions
+    splits = ("all", "val", "test", *SPLITS)
 
     def __init__(self) -> None:
         self.last_stats: dict[str, Any] = {}
@@ -64,16 +61,8 @@ class HouseholdSuite(SuiteBase):
         return []
 
     def check_options(self, options: dict[str, Any]) -> None:
-        unknown = sorted(set(options) - set(RUN_OPTIONS))
-        if unknown:
-            raise ConfigError(
-                f"household has no run option {unknown[0]!r}{suggest(unknown[0], RUN_OPTIONS)}; "
-                f"options: {', '.join(RUN_OPTIONS)}"
-            )
-        calls = options.get("max_calls", MAX_CALLS)
-        if not isinstance(calls, int) or calls < 1:
-            raise ConfigError(f"max_calls must be a positive integer, got {calls!r}")
         perception.check_perception_options(options)
+        super().check_options(options)
 
     def prepare_options(self, options: dict[str, Any], dataset: Path | None) -> dict[str, Any]:
         """Options with the noise rates spelled out under noisy perception (the manifest records them)."""

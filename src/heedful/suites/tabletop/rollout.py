@@ -30,6 +30,7 @@ from numpy.typing import NDArray
 from heedful.capabilities import Capabilities, capabilities
 from heedful.errors import ConfigError, InvalidActionError
 from heedful.records import Status
+from heedful.replies import as_reply
 from heedful.sims.tabletop.motion import SkillResult
 from heedful.suites.tabletop.model import Layout, TabletopTrial
 from heedful.suites.tabletop.observation import observe
@@ -105,13 +106,13 @@ def run_trial(
     return run
 
 
-def _merge_reply(run: TrialRun, reply: Any) -> str:
-    text = str(getattr(reply, "text", reply))
-    run.replies.append(text)
-    for key, value in dict(getattr(reply, "usage", {}) or {}).items():
+def _merge_reply(run: TrialRun, answer: object) -> str:
+    reply = as_reply(answer)
+    run.replies.append(reply.text)
+    for key, value in reply.usage.items():
         run.usage[key] = run.usage.get(key, 0) + int(value)
-    run.info.update(dict(getattr(reply, "info", {}) or {}))
-    return text
+    run.info.update(reply.info)
+    return reply.text
 
 
 def _plan(trial: TabletopTrial, agent: Any, rt: TrialRuntime, run: TrialRun, seed: int, max_calls: int) -> None:

@@ -28,16 +28,9 @@ from heedful.suites.tabletop.model import (
     TabletopTask,
     TabletopTrial,
 )
+from heedful.suites.tabletop.options import TabletopRunOptions
 from heedful.suites.tabletop.perturb import TRIALS, trial_seed
 from heedful.suites.tabletop.rollout import MAX_CALLS, run_trial
-
-RUN_OPTIONS = {
-    "level": "levels to run, e.g. ['L0', 'L2'] (default all)",
-    "scene": "scenes to run, e.g. [1, 4] (default all)",
-    "trials": f"trials per task (default {TRIALS}, RoboFollow's protocol)",
-    "video_dir": "write an agentview MP4 of every trial into this directory",
-    "max_calls": f"most skill calls a planner may make in one trial (default {MAX_CALLS})",
-}
 
 
 def _task_of(episode: Any) -> TabletopTask:
@@ -59,6 +52,7 @@ class TabletopSuite(SuiteBase):
     name = "tabletop"
     version = "tabletop/robofollow-v1"
     report_clusters = ("task",)
+    run_options = TabletopRunOptions
 
     def generate(
         self, seed: int = 0, config: dict[str, Any] | None = None, progress: Callable[..., Any] | None = None
@@ -98,9 +92,6 @@ class TabletopSuite(SuiteBase):
         return [t for t in tasks.values() if t.level == "L0"]
 
     def check_options(self, options: dict[str, Any]) -> None:
-        unknown = set(options) - set(RUN_OPTIONS)
-        if unknown:
-            raise ConfigError(f"tabletop has no run option {sorted(unknown)[0]!r}; options: {', '.join(RUN_OPTIONS)}")
         for level in _as_list(options.get("level", [])):
             if level not in LEVELS:
                 raise ConfigError(f"unknown level {level!r}; choose among {', '.join(LEVELS)}")
@@ -111,6 +102,7 @@ class TabletopSuite(SuiteBase):
             value = options.get(name, default)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ConfigError(f"{name} must be a positive integer, got {value!r}")
+        super().check_options(options)
 
     def episodes_for_run(self, episodes: Sequence[Any], options: dict[str, Any]) -> list[TabletopTrial]:
         """Trials of the selected tasks, round by round (all tasks' first trial, then their second, ...)."""

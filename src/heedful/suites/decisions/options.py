@@ -1,0 +1,32 @@
+"""The run options of the decisions suite (see `heedful.suites.options`)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, StrictBool
+
+from heedful.suites.options import RunOptions, cli_flag
+
+
+class DecisionsRunOptions(RunOptions):
+    """How a decisions run shows its episodes."""
+
+    mask: StrictBool = Field(
+        False, description="feed the agent masked instructions (task-critical words removed; validity control)"
+    )
+    condition: Literal["structured", "visual"] = Field(
+        "structured",
+        description="how the state is shown: structured (object list with positions) or visual (an image instead "
+        "of the object list; visual subset only; needs --dataset generated with --images)",
+    )
+    subset: Literal["all", "visual"] | None = Field(
+        None,
+        description="run only the visual families (e.g. a structured run to compare with a visual one); implied "
+        "by --condition visual",
+    )
+    image_root: str | None = Field(
+        None,
+        description="directory the episodes' image paths are relative to (set from the dataset for condition=visual)",
+        json_schema_extra=cli_flag(hidden=True),
+    )

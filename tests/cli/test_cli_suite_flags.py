@@ -1,0 +1,125 @@
+"""`heedful run SUITE`: each suite's flags come from its run-options model and appear under that suite only."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Literal
+
+import pytest
+from pydantic import Field, StrictBool, StrictInt
+
+from heedful.cli import main
+from heedful.cli.parser import CliUsageError, Parser
+from heedful.cli.suite_flags import add_suite_flags, suite_options
+from heedful.errors import ConfigError
+from heedful.suites.options import RunOptions, cli_flag
+from heedful.suites.registry import get_suite
+
+OWN_FLAGS = {
+    "decisions": ["--mask", "--condition", "--subset"],
+    "household": ["--perception", "--noise", "--max-calls"],
+    "tabletop": ["--level", "--scene", "--trials", "--video", "--max-calls"],
+}
+
+
+def _help(suite: str, capsys: pytest.CaptureFixture[str]) -> str:
+    with pytest.raises(SystemExit):
+        main(["run", suite, "--help"])
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("suite", sorted(OWN_FLAGS))
+def test_a_suites_help_lists_its_own_flags_only(suite: str, capsys: pytest.CaptureFixture[str]) -> None:
+    text = _help(suite, capsys)
+    assert f"{suite} run options" in text
+    for flag in OWN_FLAGS[suite]:
+        assert flag in text, flag
+    others = {f for name, flags in OWN_FLAGS.items() if name != suite for f in flags} - set(OWN_FLAGS[suite])
+    for flag in others:
+        assert f"{flag} " not in text and f"{flag}\n" not in text, flag
+    assert "--split" in text and "--agent" in text
+
+
+def test_another_suites_flag_is_an_unknown_option(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "tabletop", "--agent", "oracle", "--perception", "noisy"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown option --perception" in err and "heedful run tabletop --help" in err
+
+
+def test_splits_come_from_the_suite(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "decisions", "--agent", "oracle", "--split", "val_seen"]) == 2
+    assert "invalid choice: 'val_seen'" in capsys.readouterr().err
+    assert "val_unseen" in _help("household", capsys)
+
+
+class ToyOptions(RunOptions):
+    """Every kind of field the command line knows."""
+
+    loud: StrictBool = Field(False, description="a switch")
+    colour: Literal["red", "blue"] = Field("red", description="a choice")
+    size: list[Literal[1, 2, 3]] | None = Field(None, description="a repeatable choice")
+    count: StrictInt = Field(5, ge=1, description="a number")
+    root: str | None = Field(None, description="set by the suite", json_schema_extra=cli_flag(hidden=True))
+    movie: str | None = Field(None, description="a dir", json_schema_extra=cli_flag(flag="--film", out_subdir="f"))
+    alpha: float | None = Field(None, description="rate a", json_schema_extra=cli_flag(group="rates"))
+    beta: float | None = Field(None, description="rate b", json_schema_extra=cli_flag(group="rates"))
+
+
+def _parse(argv: list[str]) -> dict[str, object]:
+    parser = Parser(prog="toy")
+    add_suite_flags(parser, ToyOptions, "toy")
+    return suite_options(parser.parse_args(argv), ToyOptions, Path("out"))
+
+
+def test_flags_map_to_the_options_given_and_leave_defaults_out() -> None:
+    assert _parse([]) == {}
+    assert _parse(["--colour", "red", "--count", "5"]) == {}  # equal to the defaults: not stored
+    flags = ["--loud", "--colour", "blue", "--size", "3", "--size", "1", "--size", "3", "--count", "2", "--film"]
+    options = _parse([*flags, "--rates", "beta=0.5", "--rates", "alpha=0.25"])
+    assert options == {
+        "loud": True,
+        "colour": "blue",
+        "size": [1, 3],
+        "count": 2,
+        "movie": str(Path("out") / "f"),
+        "alpha": 0.25,
+        "beta": 0.5,
+    }
+    ToyOptions.model_validate(options)  # what the flags give, the model accepts
+
+
+def test_hidden_fields_have_no_flag_and_group_keys_are_checked() -> None:
+    with pytest.raises(CliUsageError):
+        _parse(["--root", "x"])
+    with pytest.raises(CliUsageError, match=r"--rates has no key 'alfa' \(did you mean 'alpha'\?\)"):
+        _parse(["--rates", "alfa=0.1"])
+    with pytest.raises(CliUsageError, match="invalid choice"):
+        _parse(["--size", "4"])
+    with pytest.raises(CliUsageError, match="invalid int value"):
+        _parse(["--count", "many"])
+
+
+@pytest.mark.parametrize(
+    ("suite", "options", "expected"),
+    [
+        ("tabletop", {"trails": 3}, r"tabletop has no run option 'trails' \(did you mean 'trials'\?\)"),
+        ("tabletop", {"trials": "3"}, "positive integer"),
+        ("household", {"max_calls": True}, "max_calls"),
+        ("household", {"max_calls": 0}, "greater than or equal to 1"),
+        ("decisions", {"mask": "yes"}, "decisions run option mask: Input should be a valid boolean"),
+        ("decisions", {"subset": 3}, "unknown subset"),
+    ],
+)
+def test_the_model_validates_a_runs_options(suite: str, options: dict[str, object], expected: str) -> None:
+    with pytest.raises(ConfigError, match=expected):
+        get_suite(suite).check_options(options)
+
+
+def test_every_suite_declares_a_run_options_model_and_splits() -> None:
+    for name in ("decisions", "household", "tabletop"):
+        suite = get_suite(name)
+        assert issubclass(suite.run_options, RunOptions)
+        assert suite.splits[0] == "all"
+        parser = argparse.ArgumentParser()
+        add_suite_flags(parser, suite.run_options, name)  # every field is expressible as a flag
