@@ -60,6 +60,12 @@ def evaluate(
     options = dict(options or {})
     suite_obj.check_options(options)
     options = suite_obj.prepare_options(options, dataset)  # decisions: where the dataset's images are
+    kind = capabilities(agent_cls).kind
+    if kind not in suite_obj.agent_kinds:
+        raise ConfigError(
+            f"agent {agent} is a {kind} agent; {suite} runs {' or '.join(suite_obj.agent_kinds)} agents "
+            "(see heedful.protocols; `heedful check agent SUITE/NAME` checks one)"
+        )
     check_agent_inputs(agent_cls, agent, dict(agent_args or {}), suite_obj.required_inputs(options))
     if limit is not None and limit < 1:
         raise ConfigError(f"--limit must be at least 1, got {limit}")

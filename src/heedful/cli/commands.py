@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from heedful.cli.check_commands import add_check
 from heedful.cli.common import LazyProgress, suite_arg
 from heedful.cli.llm_args import add_llm_args, llm_agent_args
 from heedful.cli.parser import Parser, key_values
@@ -210,4 +211,5 @@ REGISTRARS = [
     add_entropy,
     add_demos,
     add_serve,
+    add_check,
 ]

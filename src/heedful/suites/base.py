@@ -78,7 +78,14 @@ class Suite(Protocol):
     """The suite's run options as a pydantic model: `heedful run SUITE` turns its fields into flags."""
 
     splits: tuple[str, ...]
-    """The values of `--split`, "all" first (household: "val" selects val_seen and val_unseen)."""
+    """The values of `--split`, "all" first; other splits select episodes by their `split` field (household:
+    "val" selects val_seen and val_unseen)."""
+
+    agent_kinds: tuple[str, ...]
+    """The kinds of agent the rollout runs: "decision" (`decide`), "planner" (`act`), "controller" (`predict`)."""
+
+    check_config: dict[str, Any]
+    """A generation config that makes a small dataset in seconds, for `heedful check` (empty: the default)."""
 
     def check_options(self, options: dict[str, Any]) -> None:
         """Raise ConfigError for a run option the suite does not know or a value it cannot take."""
@@ -149,6 +156,8 @@ class SuiteBase:
     has_images = False
     run_options: type[RunOptions] = RunOptions
     splits: tuple[str, ...] = ("all",)
+    agent_kinds: tuple[str, ...] = ("decision", "planner", "controller")
+    check_config: dict[str, Any] = {}  # noqa: RUF012 - read only (heedful.conformance copies it)
 
     def check_options(self, options: dict[str, Any]) -> None:
         validate(self.name, self.run_options, options)

@@ -27,6 +27,14 @@ class DecisionsSuite(SuiteBase):
     report_clusters = ("family", "anchor")
     run_options = DecisionsRunOptions
     splits = ("all", "train", "val", "test")
+    agent_kinds = ("decision",)
+    check_config = {  # noqa: RUF012 - read only
+        "object_anchors": 4,
+        "action_anchors": 4,
+        "atomic_families": 8,
+        "multi_families": 1,
+        "visual_families": 0,
+    }
     has_images = True
 
     def generate(

@@ -27,6 +27,8 @@ class HouseholdSuite(SuiteBase):
     report_clusters = ("episode",)
     run_options = HouseholdRunOptions
     splits = ("all", "val", "test", *SPLITS)
+    agent_kinds = ("planner",)
+    check_config = {"houses": 2, "seen_houses": 1, "per_split_type": 1}  # noqa: RUF012 - read only
 
     def __init__(self) -> None:
         self.last_stats: dict[str, Any] = {}

@@ -53,6 +53,7 @@ class TabletopSuite(SuiteBase):
     version = "tabletop/robofollow-v1"
     report_clusters = ("task",)
     run_options = TabletopRunOptions
+    agent_kinds = ("planner", "controller")
 
     def generate(
         self, seed: int = 0, config: dict[str, Any] | None = None, progress: Callable[..., Any] | None = None
