@@ -218,14 +218,12 @@ def compare(run_a: Path | str, run_b: Path | str, *, resamples: int = 10_000, se
 
 def compare_text(run_a: Path | str, run_b: Path | str, *, resamples: int = 10_000, seed: int = 0) -> str:
     """The paired comparison as a terminal table, in the suite's own layout where it has one."""
-    from heedful.report.render import render_comparison_table
     from heedful.runner.manifest import read_manifest
     from heedful.suites.registry import get_suite
 
     rows = compare(run_a, run_b, resamples=resamples, seed=seed)  # checks that both are runs of one suite
     title = f"A: {describe_run(run_a)}\nB: {describe_run(run_b)}"
-    render = getattr(get_suite(read_manifest(Path(run_a)).spec.suite), "render_comparison", None)
-    return str(render(rows, title)) if callable(render) else render_comparison_table(rows, title=title)
+    return str(get_suite(read_manifest(Path(run_a)).spec.suite).render_comparison(rows, title))
 
 
 def _subset_hint(options_a: dict[str, Any], options_b: dict[str, Any]) -> str:

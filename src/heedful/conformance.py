@@ -40,6 +40,7 @@ _MEMBERS = (
     "failure_record",
     "compare",
     "render_report",
+    "render_comparison",
     "report",
     "prepare_options",
     "required_inputs",

@@ -102,6 +102,7 @@ def test_constrained_mode_makes_the_embedded_model_answer_in_the_format(
         short = ["--agent-arg", "max_model_calls=2", "--agent-arg", "reasoning_chars=60", "--agent-arg", "threads=2"]
         out = tmp_path / agent
         args = run_args(agent, household_tiny, out, "--constrain", "--cache", str(tmp_path / "cache.sqlite"), *short)
+        args += ["--limit", "2"]  # 2 episodes, not 3: the constrained format is the point here, not the score
         assert main([*args, "--max-tokens", "64"]) == 0  # the last --max-tokens wins: room for the JSON
         manifest, found = load_run(out)
         assert manifest.agent["constrained"] is True and manifest.agent["reasoning_chars"] == 60

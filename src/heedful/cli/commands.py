@@ -172,8 +172,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     given = suite_options(args, args.run_options, Path("."))
     out = args.out or Path("runs") / f"{args.suite}-{args.agent}{args.run_tag(given)}-seed{args.seed}"
     agent_args = key_values(args.agent_arg, "--agent-arg")
-    agent_args = llm_agent_args(args, agent_class(args.agent, args.suite), args.agent, agent_args)
-    agent_args = remote_agent_args(args, agent_class(args.agent, args.suite), args.agent, agent_args)
+    cls = agent_class(args.agent, args.suite)
+    agent_args = remote_agent_args(args, cls, args.agent, llm_agent_args(args, cls, args.agent, agent_args))
     try:
         result = evaluate(
             suite=args.suite,

@@ -113,11 +113,16 @@ class Suite(Protocol):
         """The report as terminal text, in the suite's own layout."""
         ...
 
+    def render_comparison(self, rows: Sequence[Any], title: str) -> str:
+        """`heedful compare` as terminal text, in the suite's own layout."""
+        ...
+
     def report(self, records: Sequence[Record], options: dict[str, Any]) -> list[MetricRow]:
         """Compute the suite's metrics with uncertainty from records alone."""
         ...
 
-    # The hooks below have defaults in `SuiteBase`: a suite that inherits it overrides only what it needs.
+    # The hooks below (and dataset_hash, render_report, render_comparison, check_options above) have defaults in
+    # `SuiteBase`: a suite that inherits it overrides only what it needs.
 
     def prepare_options(self, options: dict[str, Any], dataset: Path | None) -> dict[str, Any]:
         """The run options completed with what depends on the dataset's place (decisions: its images)."""
@@ -161,6 +166,21 @@ class SuiteBase:
 
     def check_options(self, options: dict[str, Any]) -> None:
         validate(self.name, self.run_options, options)
+
+    def dataset_hash(self, episodes: Sequence[Any]) -> str:
+        from heedful.suites.episode_files import content_hash
+
+        return content_hash(episodes)
+
+    def render_report(self, rows: Sequence[MetricRow], title: str) -> str:
+        from heedful.report.render import render_metric_table
+
+        return render_metric_table(rows, title=title)
+
+    def render_comparison(self, rows: Sequence[Any], title: str) -> str:
+        from heedful.report.render import render_comparison_table
+
+        return render_comparison_table(rows, title=title)
 
     def prepare_options(self, options: dict[str, Any], dataset: Path | None) -> dict[str, Any]:
         return options

@@ -27,7 +27,7 @@ def test_every_skill_succeeds_on_every_shape_it_applies_to() -> None:
 
 @pytest.mark.slow
 def test_every_skill_succeeds_on_every_shape_over_many_seeded_scenes() -> None:
-    count, failures = run_sweep(range(2, 22))
+    count, failures = run_sweep(range(2, 12))  # 760 attempts; 20 seeds (1,520) also had no miss on 2026-12-02
     # Physics is not perfect: allow at most 1% of the attempts to miss, and show every miss.
     assert len(failures) <= count // 100, "\n".join(failures)
 

@@ -16,7 +16,6 @@ from heedful.suites.decisions.generate import generate, parse_config
 from heedful.suites.decisions.model import DecisionEpisode
 from heedful.suites.decisions.observation import build_observation
 from heedful.suites.decisions.options import DecisionsRunOptions
-from heedful.suites.episode_files import content_hash
 
 
 class DecisionsSuite(SuiteBase):
@@ -61,9 +60,6 @@ class DecisionsSuite(SuiteBase):
 
     def parse_episode(self, text: str) -> DecisionEpisode:
         return DecisionEpisode.model_validate_json(text)
-
-    def dataset_hash(self, episodes: Sequence[DecisionEpisode]) -> str:
-        return content_hash(episodes)
 
     def training_episodes(self, episodes: Sequence[DecisionEpisode]) -> list[DecisionEpisode]:
         return [ep for ep in episodes if ep.split == "train"]
@@ -136,11 +132,6 @@ class DecisionsSuite(SuiteBase):
         from heedful.metrics.compare import compare_decision_runs
 
         return list(compare_decision_runs(records_a, records_b, resamples=resamples, seed=seed))
-
-    def render_report(self, rows: Sequence[MetricRow], title: str) -> str:
-        from heedful.report.render import render_metric_table
-
-        return render_metric_table(rows, title=title)
 
     def report(self, records: Sequence[Record], options: dict[str, Any]) -> list[MetricRow]:
         from heedful.metrics.decisions import decision_metrics

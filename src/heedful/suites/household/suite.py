@@ -10,7 +10,6 @@ from heedful.errors import ConfigError
 from heedful.metrics.rows import MetricRow
 from heedful.records import Record, Status
 from heedful.suites.base import RolloutContext, SuiteBase
-from heedful.suites.episode_files import content_hash
 from heedful.suites.household import dataset, perception
 from heedful.suites.household.dataset import SUITE_VERSION
 from heedful.suites.household.generate import generate_with_stats, parse_config
@@ -54,9 +53,6 @@ class HouseholdSuite(SuiteBase):
 
     def parse_episode(self, text: str) -> HouseholdEpisode:
         return HouseholdEpisode.model_validate_json(text)
-
-    def dataset_hash(self, episodes: Sequence[HouseholdEpisode]) -> str:
-        return content_hash(episodes)
 
     def training_episodes(self, episodes: Sequence[HouseholdEpisode]) -> list[HouseholdEpisode]:
         """None: the benchmark has validation and test splits only (the paper's training tasks are not part of it)."""
