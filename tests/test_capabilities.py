@@ -66,3 +66,12 @@ def test_the_generic_layers_and_rollouts_do_not_probe_agents() -> None:
                 target = node.args[0]
                 name = target.id if isinstance(target, ast.Name) else getattr(target, "attr", "")
                 assert "agent" not in name and "policy" not in name, f"{path.name}:{node.lineno} probes {name}"
+
+
+def test_properties_read_as_defaults_on_the_class_and_as_values_on_an_instance() -> None:
+    from heedful.agents.llm import LLMDecisionAgent
+
+    on_class = capabilities(LLMDecisionAgent)
+    assert on_class.concurrency == 1 and on_class.has_budget is False and on_class.kind == "decision"
+    agent = LLMDecisionAgent(base_url="http://127.0.0.1:9/v1", model="m", concurrency=3, max_requests=5)
+    assert capabilities(agent).concurrency == 3 and capabilities(agent).has_budget is True

@@ -24,6 +24,12 @@ from heedful.errors import ConfigError
 AgentKind = Literal["controller", "planner", "decision", "unknown"]
 
 
+def _declared(agent: Any, name: str, default: Any) -> Any:
+    """A declared attribute; on an agent class, a property (set per instance) reads as the default."""
+    value = getattr(agent, name, default)
+    return default if isinstance(value, property) else value
+
+
 def _method(agent: Any, name: str) -> Callable[..., Any] | None:
     found = getattr(agent, name, None)
     return found if callable(found) else None
@@ -64,7 +70,7 @@ def capabilities(agent: Any) -> Capabilities:
     Raises:
         ConfigError: `concurrency` is not a positive integer.
     """
-    concurrency = getattr(agent, "concurrency", 1)
+    concurrency = _declared(agent, "concurrency", 1)
     if not isinstance(concurrency, int) or isinstance(concurrency, bool) or concurrency < 1:
         raise ConfigError(f"agent concurrency must be a positive integer, got {concurrency!r}")
     kind: AgentKind = (
@@ -80,9 +86,9 @@ def capabilities(agent: Any) -> Capabilities:
     return Capabilities(
         name=str(getattr(agent, "name", getattr(agent, "__name__", type(agent).__name__))),
         kind=kind,
-        privileged=bool(getattr(agent, "privileged", False)),
+        privileged=bool(_declared(agent, "privileged", False)),
         concurrency=concurrency,
-        has_budget=bool(getattr(agent, "has_budget", False)),
+        has_budget=bool(_declared(agent, "has_budget", False)),
         session_args=frozenset(getattr(agent, "session_args", ())),
         cameras=None if cameras is None else tuple(cameras),
         fit=_method(agent, "fit"),

@@ -17,7 +17,6 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from heedful.llm.engine import ChatEngine
 from heedful.llm.request import ChatRequest, ChatResult
 from heedful.suites.household.model import HouseholdEpisode
 from heedful.suites.household.oracle import make_plan
@@ -48,7 +47,8 @@ class ScriptedChatBackend:  # test double
 
 
 def with_backend(agent: Any, backend: ScriptedChatBackend) -> Any:
-    agent._engine = ChatEngine(backend, None, agent.meter, agent.retry)
+    agent.session.use_cache = False
+    agent.session.use_backend(backend)
     return agent
 
 

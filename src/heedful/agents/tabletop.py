@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from heedful.agents.base import AgentReply
-from heedful.agents.llm import LLMDecisionAgent, check_llm_kwargs
+from heedful.agents.llm import SessionAgent, check_llm_kwargs
 from heedful.errors import ConfigError
 from heedful.llm.prompts import load_prompt
 from heedful.llm.request import ChatRequest
@@ -82,13 +82,14 @@ class BlindAgent:
         return {"name": self.name, "reads": "scene configuration only (a training branch drawn per trial)"}
 
 
-class LLMPlannerAgent(LLMDecisionAgent):
+class LLMPlannerAgent(SessionAgent):
     """`planner`: a language model reads the scene, the instruction and the calls so far, and answers one
     skill call as JSON (constrained by the skill-call JSON Schema unless `constrain=False`).
 
     It acts only through the skills, so it isolates intent (choosing the right call) from motor execution.
-    Options are those of the `llm` agent (model, base_url, gguf, sampling, cache, budget, ...); the prompt
-    pair is `tabletop.system.txt` / `tabletop.user.txt` (user field `$observation`), from `prompt_dir` if given.
+    Options are those of its session (`heedful.llm.session.LLMSession`: model, base_url, gguf, sampling, cache,
+    budget, ...); the prompt pair is `tabletop.system.txt` / `tabletop.user.txt` (user field `$observation`),
+    from `prompt_dir` if given.
     """
 
     name = "planner"
@@ -107,4 +108,8 @@ class LLMPlannerAgent(LLMDecisionAgent):
 
     def act(self, observation: PlannerObservation) -> AgentReply:
         """Ask the model for the next call (transport failures raise the runner's interface / timeout errors)."""
-        return self.decide(observation)
+        return self.ask(self.request_for(observation))
+
+    def describe(self) -> dict[str, Any]:
+        """The session and the prompt pair's identity (see `SessionAgent.describe_with`)."""
+        return self.describe_with({"name": self.prompt.name, "sha256": self.prompt.sha256})
