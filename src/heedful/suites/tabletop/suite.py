@@ -16,6 +16,7 @@ from typing import Any
 
 from heedful.errors import ConfigError, DatasetError
 from heedful.metrics.rows import MetricRow
+from heedful.payloads.tabletop import TrialPayload
 from heedful.records import Record, Status
 from heedful.suites.base import RolloutContext, SuiteBase
 from heedful.suites.episode_files import content_hash
@@ -139,14 +140,16 @@ class TabletopSuite(SuiteBase):
         score = run.score
         if score is None:
             raise ConfigError("the trial was not scored")
-        prediction = {
-            "calls": run.calls,
-            **score.details(),
-            "acting_steps": run.acting_steps,
-            "steps": run.steps,
-            "layout": [[o.name, o.x, o.y] for o in run.layout.objects],
-            "video": run.video,
-        }
+        prediction = TrialPayload.model_validate(
+            {
+                "calls": run.calls,
+                **score.details(),
+                "acting_steps": run.acting_steps,
+                "steps": run.steps,
+                "layout": [(o.name, o.x, o.y) for o in run.layout.objects],
+                "video": run.video,
+            }
+        ).as_prediction()
         return self._record(
             trial,
             context,
