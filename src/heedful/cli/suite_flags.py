@@ -68,17 +68,24 @@ def _flag(name: str, spec: dict[str, Any]) -> str:
     return str(spec.get("flag") or "--" + name.replace("_", "-"))
 
 
-def add_suite_flags(parser: argparse.ArgumentParser, model: type[RunOptions], suite: str) -> None:
-    """Add one flag per visible field of `model` (and one per group) to `parser`, in a group of their own."""
-    section = parser.add_argument_group(f"{suite} run options")
+def _flags_of(model: type[RunOptions]) -> tuple[list[tuple[str, FieldInfo, dict[str, Any]]], dict[str, list[str]]]:
+    """The fields with a flag of their own (name, field, cli spec), and the fields of each `--GROUP` flag."""
+    singles: list[tuple[str, FieldInfo, dict[str, Any]]] = []
     groups: dict[str, list[str]] = {}
     for name, field in model.model_fields.items():
         spec = _cli(field)
-        if spec.get("hidden"):
-            continue
         if "group" in spec:
             groups.setdefault(spec["group"], []).append(name)
-            continue
+        elif not spec.get("hidden"):
+            singles.append((name, field, spec))
+    return singles, groups
+
+
+def add_suite_flags(parser: argparse.ArgumentParser, model: type[RunOptions], suite: str) -> None:
+    """Add one flag per visible field of `model` (and one per group) to `parser`, in a group of their own."""
+    section = parser.add_argument_group(f"{suite} run options")
+    singles, groups = _flags_of(model)
+    for name, field, spec in singles:
         help_text = field.description or name
         # defaults are written into the help here (the formatter would print argparse's None)
         flag: dict[str, Any] = {"dest": f"option_{name}", "default": argparse.SUPPRESS}
@@ -114,14 +121,8 @@ def add_suite_flags(parser: argparse.ArgumentParser, model: type[RunOptions], su
 def suite_options(args: argparse.Namespace, model: type[RunOptions], out: Path) -> dict[str, Any]:
     """The run options the command line gave (those equal to the field's default are left out)."""
     options: dict[str, Any] = {}
-    groups: dict[str, list[str]] = {}
-    for name, field in model.model_fields.items():
-        spec = _cli(field)
-        if spec.get("hidden"):
-            continue
-        if "group" in spec:
-            groups.setdefault(spec["group"], []).append(name)
-            continue
+    singles, groups = _flags_of(model)
+    for name, field, spec in singles:
         value = getattr(args, f"option_{name}", None)
         if value is None or value is False:
             continue

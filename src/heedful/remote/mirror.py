@@ -58,9 +58,10 @@ class MirrorPolicy:
         if not isinstance(chunk, int) or isinstance(chunk, bool) or chunk < 1:
             raise ConfigError(f"chunk must be a positive integer (actions per reply), got {chunk!r}")
         self.agent = make_agent(agent, agent_args, suite="tabletop")
-        if not callable(getattr(self.agent, "act", None)):
+        declared = capabilities(self.agent)
+        if declared.kind != "planner":
             raise ConfigError(f"heedful serve serves tabletop planner agents (oracle, blind); {agent!r} is not one")
-        if capabilities(self.agent).fittable:
+        if declared.fittable:
             self.agent.fit(TabletopSuite().training_episodes(list(train or evaluation_tasks())))
         self.agent_name = agent
         self.chunk = chunk

@@ -8,9 +8,10 @@ import jsonschema
 import pytest
 
 from heedful.agents.tabletop import OracleAgent
+from heedful.errors import InvalidActionError
 from heedful.suites.tabletop.observation import observe
 from heedful.suites.tabletop.registry import evaluation_tasks
-from heedful.suites.tabletop.runtime import TrialRuntime
+from heedful.suites.tabletop.runtime import HorizonReachedError, TrialRuntime
 from heedful.suites.tabletop.skillcalls import SkillCallError, execute, parse_call, skill_call_schema
 
 OBJECTS = ("red_cube", "green_bowl")
@@ -65,3 +66,21 @@ def test_the_planner_prompt_names_objects_skills_and_history() -> None:
     assert task.instruction in text and "small red cube" in text and "place_on(target)" in text
     assert "1. " in text and "ok" in text and "holding red_cube" in text
     assert second.steps_used == result.steps and second.steps_left == task.horizon - result.steps
+
+
+def test_a_trial_steps_the_gymnasium_environments_core() -> None:
+    from heedful.sims.tabletop.env import TabletopEnv
+
+    task = next(t for t in evaluation_tasks() if t.task == "s2_L0_004_stack")
+    rt = TrialRuntime(task.layout, horizon=3)
+    try:
+        assert isinstance(rt.env, TabletopEnv) and rt.sim is rt.env.sim and rt.recorder is rt.env.recorder
+        rt.step(rt.hold_action())
+        assert rt.env.sim.steps == 1 and len(rt.trajectory().actions) == 1
+        assert rt.idle_to_horizon() == 2
+        with pytest.raises(HorizonReachedError):
+            rt.step(rt.hold_action())
+        with pytest.raises(InvalidActionError):  # the environment's step validates like the sim's
+            TrialRuntime(task.layout, horizon=3).step([float("nan")] * 7)
+    finally:
+        rt.close()

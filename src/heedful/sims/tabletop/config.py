@@ -16,6 +16,9 @@ CAMERAS: tuple[CameraName, ...] = ("agentview", "wrist")
 HOME_POS: tuple[float, float, float] = (0.0, 0.08, 0.32)
 HOME_YAW = 0.0
 
+IMAGE_KEYS = {"agentview": "image", "wrist": "wrist_image"}
+"""Observation key of each camera's image (LIBERO's names), for the environment and the suite's controllers."""
+
 # Reachable box of the tool center point (meters). z stays above the table so the fingertips never dig in.
 WORKSPACE_LOW: tuple[float, float, float] = (-0.45, 0.05, 0.008)
 WORKSPACE_HIGH: tuple[float, float, float] = (0.45, 0.90, 0.50)

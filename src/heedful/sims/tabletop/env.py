@@ -23,7 +23,7 @@ except ImportError as _exc:  # pragma: no cover - depends on the environment
     raise MissingDependencyError(
         'the tabletop Gymnasium environment needs gymnasium: pip install "heedful[tabletop]"'
     ) from _exc
-from heedful.sims.tabletop.config import WORKSPACE_HIGH, WORKSPACE_LOW, SimConfig
+from heedful.sims.tabletop.config import IMAGE_KEYS, WORKSPACE_HIGH, WORKSPACE_LOW, SimConfig
 from heedful.sims.tabletop.recorder import Trajectory, TrajectoryRecorder
 from heedful.sims.tabletop.sim import SimState, TabletopSim
 from heedful.sims.tabletop.skillset import Skills
@@ -32,7 +32,6 @@ from heedful.world.objects import TabletopState
 
 ENV_ID = "heedful/Tabletop-v0"
 Obs = dict[str, Any]
-IMAGE_KEYS = {"agentview": "image", "wrist": "wrist_image"}
 
 
 def scene_from_option(value: object) -> SceneSpec:
@@ -61,6 +60,8 @@ class TabletopEnv(gym.Env[Obs, NDArray[Any]]):
         config: Simulator configuration (action space, cameras, timing, horizon).
         render_mode: None or "rgb_array" (returns the agentview image).
         record_cameras: Cameras whose frames the trajectory recorder keeps (for video).
+        sim: A simulation already built for `config` (the tabletop suite's trials build theirs, with objects
+            resting inside bowls); its current state is the start, until a reset.
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 20}  # noqa: RUF012 - the Gymnasium convention
@@ -71,6 +72,7 @@ class TabletopEnv(gym.Env[Obs, NDArray[Any]]):
         config: SimConfig | None = None,
         render_mode: str | None = None,
         record_cameras: tuple[str, ...] = (),
+        sim: TabletopSim | None = None,
     ) -> None:
         super().__init__()
         if render_mode not in (None, "rgb_array"):
@@ -80,7 +82,9 @@ class TabletopEnv(gym.Env[Obs, NDArray[Any]]):
         self.metadata = {**self.metadata, "render_fps": self.config.control_hz}
         self.record_cameras = record_cameras
         self.instruction = ""
-        self.sim = TabletopSim(scene if scene is not None else default_scene(), self.config)
+        if sim is not None and scene is not None:
+            raise ConfigError("pass a scene or a built sim, not both")
+        self.sim = sim if sim is not None else TabletopSim(scene if scene is not None else default_scene(), self.config)
         self.recorder = TrajectoryRecorder(self.sim, record_cameras)
         self._skills: Skills | None = None
         self.observation_space = self._observation_space()

@@ -31,6 +31,7 @@ from heedful.capabilities import Capabilities, capabilities
 from heedful.errors import ConfigError, InvalidActionError
 from heedful.records import Status
 from heedful.replies import as_reply
+from heedful.sims.tabletop.config import IMAGE_KEYS
 from heedful.sims.tabletop.motion import SkillResult
 from heedful.suites.tabletop.model import Layout, TabletopTrial
 from heedful.suites.tabletop.observation import observe
@@ -41,7 +42,6 @@ from heedful.suites.tabletop.skillcalls import SkillCallError, execute, parse_ca
 
 MAX_CALLS = 12  # the expert needs at most 4 calls; a planner gets three times as many
 VIDEO_CAMERA = "agentview"
-CONTROLLER_CAMERAS = {"agentview": "image", "wrist": "wrist_image"}
 
 
 @dataclass
@@ -141,7 +141,7 @@ def _plan(trial: TabletopTrial, agent: Any, rt: TrialRuntime, run: TrialRun, see
 
 
 def _controller_obs(rt: TrialRuntime, cameras: tuple[str, ...], instruction: str) -> dict[str, Any]:
-    obs: dict[str, Any] = {CONTROLLER_CAMERAS[c]: rt.sim.render(c) for c in cameras}
+    obs: dict[str, Any] = {IMAGE_KEYS[c]: rt.sim.render(c) for c in cameras}
     obs["state"] = rt.sim.state_vector()
     obs["prompt"] = instruction
     obs["step"] = rt.steps
@@ -164,10 +164,10 @@ def _control(
 def _control_loop(
     trial: TabletopTrial, agent: Any, wanted: tuple[str, ...] | None, rt: TrialRuntime, run: TrialRun
 ) -> None:
-    cameras = wanted if wanted is not None else tuple(CONTROLLER_CAMERAS)
-    unknown = set(cameras) - set(CONTROLLER_CAMERAS)
+    cameras = wanted if wanted is not None else tuple(IMAGE_KEYS)
+    unknown = set(cameras) - set(IMAGE_KEYS)
     if unknown:
-        raise ConfigError(f"controller cameras must be among {sorted(CONTROLLER_CAMERAS)}, got {sorted(unknown)}")
+        raise ConfigError(f"controller cameras must be among {sorted(IMAGE_KEYS)}, got {sorted(unknown)}")
     agent.reset()
     agent.set_instruction(trial.task.instruction)
     while rt.left > 0:

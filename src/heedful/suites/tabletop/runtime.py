@@ -1,5 +1,9 @@
 """One trial in the simulator: build the scene (objects inside bowls included), step with a fixed horizon,
-record the trajectory, and pad with hold actions up to the horizon (no early stop)."""
+record the trajectory, and pad with hold actions up to the horizon (no early stop).
+
+A trial steps the same core as `heedful/Tabletop-v0`: `TrialRuntime` holds a `TabletopEnv` around the trial's
+sim, and every control step (a controller's action or a skill's) is `env.step`, which records the trajectory.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ from numpy.typing import NDArray
 
 from heedful.sims.tabletop.config import RenderConfig, SimConfig
 from heedful.sims.tabletop.deps import require_mujoco
-from heedful.sims.tabletop.recorder import Trajectory, TrajectoryRecorder
+from heedful.sims.tabletop.recorder import Trajectory
 from heedful.sims.tabletop.sim import TabletopSim
 from heedful.sims.tabletop.skillset import Skills
 from heedful.suites.tabletop.model import Layout
@@ -61,9 +65,11 @@ class TrialRuntime:
         render: RenderConfig | None = None,
     ) -> None:
         self.config = SimConfig(cameras=(), max_episode_steps=max(1, horizon), render=render or RenderConfig())
-        self.sim = build_sim(layout, self.config)
+        from heedful.sims.tabletop.env import TabletopEnv  # gymnasium comes with mujoco in heedful[tabletop]
+
+        self.env = TabletopEnv(config=self.config, record_cameras=tuple(cameras), sim=build_sim(layout, self.config))
+        self.sim, self.recorder = self.env.sim, self.env.recorder
         self.horizon = horizon
-        self.recorder = TrajectoryRecorder(self.sim, cameras)
         self.states: list[NDArray[np.float64]] | None = [self._state()] if keep_states else None
         self.skills = Skills(self.sim, step=self.step, max_steps=10 * max(1, horizon))
 
@@ -82,8 +88,7 @@ class TrialRuntime:
         """Apply one action and record it; HorizonReachedError once the horizon is used up."""
         if self.sim.steps >= self.horizon:
             raise HorizonReachedError(f"the trial's {self.horizon} control steps are used up")
-        self.sim.step(action)
-        self.recorder.record()
+        self.env.step(action)  # type: ignore[arg-type]  # the sim validates it (shape, finite values)
         if self.states is not None:
             self.states.append(self._state())
 
@@ -103,4 +108,4 @@ class TrialRuntime:
         return self.recorder.trajectory()
 
     def close(self) -> None:
-        self.sim.close()
+        self.env.close()
