@@ -41,10 +41,15 @@ def test_a_suites_help_lists_its_own_flags_only(suite: str, capsys: pytest.Captu
     assert "--split" in text and "--agent" in text
 
 
-def test_another_suites_flag_is_an_unknown_option(capsys: pytest.CaptureFixture[str]) -> None:
+def test_another_suites_flag_is_an_unknown_option_named_as_that_suites(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", "tabletop", "--agent", "oracle", "--perception", "noisy"]) == 2
     err = capsys.readouterr().err
-    assert "unknown option --perception" in err and "heedful run tabletop --help" in err
+    assert "unknown option --perception: it is a run option of household, not of tabletop" in err
+    assert "heedful run tabletop --help" in err
+    assert main(["run", "decisions", "--agent", "oracle", "--max-calls", "3"]) == 2
+    assert "it is a run option of household and tabletop, not of decisions" in capsys.readouterr().err
+    assert main(["run", "decisions", "--agent", "oracle", "--sed", "3"]) == 2  # nobody's: a did-you-mean
+    assert "unknown option --sed (did you mean '--seed'?)" in capsys.readouterr().err
 
 
 def test_splits_come_from_the_suite(capsys: pytest.CaptureFixture[str]) -> None:

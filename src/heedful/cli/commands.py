@@ -6,14 +6,15 @@ This module holds generate and run; the others live in one module per command gr
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from heedful.cli.check_commands import add_check
 from heedful.cli.common import LazyProgress, suite_arg
 from heedful.cli.llm_args import add_llm_args, llm_agent_args
-from heedful.cli.parser import Parser, key_values
+from heedful.cli.parser import CliUsageError, Parser, key_values
 from heedful.cli.remote_args import add_remote_args, remote_agent_args
 from heedful.cli.results_commands import add_compare, add_export, add_list, add_replay, add_report, add_schema
 from heedful.cli.serve import add_serve
@@ -102,6 +103,17 @@ class SuiteRunParser(Parser):
             self._add_suite_arguments()
         return super().parse_known_args(args, namespace)
 
+    def error(self, message: str) -> NoReturn:
+        """An unknown option that another suite has is named as that suite's (`run decisions --level`)."""
+        match = re.search(r"unrecognized arguments: (--[\w-]+)", message)
+        owners = _suites_with_flag(match.group(1), self.suite_name) if match else []
+        if match and owners:
+            raise CliUsageError(
+                f"{self.prog}: error: unknown option {match.group(1)}: it is a run option of {' and '.join(owners)}, "
+                f"not of {self.suite_name} (see `{self.prog} --help`)"
+            )
+        super().error(message)
+
     def _add_suite_arguments(self) -> None:
         from heedful.suites.registry import get_suite
 
@@ -115,6 +127,24 @@ class SuiteRunParser(Parser):
         )
         add_suite_flags(self, suite.run_options, self.suite_name)
         self.set_defaults(run_options=suite.run_options, run_tag=suite.run_tag)
+
+
+def _suites_with_flag(flag: str, but: str) -> list[str]:
+    """The other registered suites whose run options include `flag` (imports them: an error path only)."""
+    from heedful.suites.registry import SUITES, get_suite
+
+    owners = []
+    for name in SUITES.names():
+        if name == but:
+            continue
+        try:
+            probe = argparse.ArgumentParser(add_help=False)
+            add_suite_flags(probe, get_suite(name).run_options, name)
+        except Exception:  # a broken third-party suite must not hide the user's real mistake
+            continue
+        if flag in probe._option_string_actions:
+            owners.append(name)
+    return owners
 
 
 def add_run(sub: Any, formatter: Any) -> None:
