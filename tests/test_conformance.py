@@ -25,7 +25,7 @@ EPISODES = {"decisions": 3, "household": 2, "tabletop": 2}
 @pytest.mark.parametrize("suite", SUITES.names())
 def test_every_registered_suite_keeps_the_contract(suite: str) -> None:
     findings = check_suite(suite, episodes=EPISODES.get(suite, 2))
-    assert len(findings.passed) == 9 and not findings.problems
+    assert len(findings.passed) == 10 and not findings.problems
 
 
 def _scripted(suite: str) -> list[str]:
@@ -70,6 +70,13 @@ class CrashesAgent:
         raise ZeroDivisionError("the agent's bug")
 
 
+class DictAgent:
+    name = "dict"
+
+    def decide(self, observation: Any) -> Any:
+        return {"decision": "a"}  # not an AgentReply: the runner records an interface error
+
+
 class PlannerInDecisions:
     name = "planner"
 
@@ -94,8 +101,13 @@ def test_an_agent_that_remembers_earlier_episodes_fails_the_state_check(monkeypa
 def test_a_crashing_agent_and_a_wrong_kind_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
     _register(monkeypatch, "crashes", CrashesAgent)
     _register(monkeypatch, "planner", PlannerInDecisions)
+    _register(monkeypatch, "dict", DictAgent)
     with pytest.raises(ConformanceError, match="ZeroDivisionError: the agent's bug"):
         check_agent("decisions", "crashes")
+    with pytest.raises(ConformanceError, match=r"answered with interface_error on .*AgentReply"):
+        check_agent("decisions", "dict")
+    with pytest.raises(ConformanceError, match="the state check needs at least 2 episodes"):
+        check_agent("decisions", "majority", episodes=1)
     with pytest.raises(ConformanceError, match="it is a planner agent; decisions runs decision agents"):
         check_agent("decisions", "planner")
 

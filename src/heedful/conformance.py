@@ -168,6 +168,16 @@ def _members(suite: Any) -> str | None:
     return None
 
 
+def _flags(suite: Any) -> str | None:
+    from heedful.cli.commands import SuiteRunParser, add_run_arguments  # the real `heedful run SUITE` parser
+
+    parser = SuiteRunParser(prog=f"heedful run {suite.name}")
+    parser.suite_name = suite.name
+    add_run_arguments(parser)
+    parser.add_suite_arguments(suite)
+    return None
+
+
 def _files(sample: _Sample) -> str | None:
     suite, episodes = sample.suite, sample.episodes
     schema = json.loads(suite.episode_schema())
@@ -227,23 +237,30 @@ def _rollouts(sample: _Sample, make: Callable[[], Any], episodes: Sequence[Any])
 
     suite = sample.suite
     agent = make()
-    fit_agent(agent, suite.training_episodes(sample.episodes))
-    name = capabilities(agent).name
-    spec = RunSpec(
-        suite=suite.name,
-        suite_version=suite.version,
-        dataset_hash=suite.dataset_hash(sample.episodes),
-        dataset_source="heedful check",
-        agent=name,
-        seed=0,
-    )
-    index = {ep.episode_id: i for i, ep in enumerate(sample.run_episodes)}
     try:
+        fit_agent(agent, suite.training_episodes(sample.episodes))
+        spec = RunSpec(
+            suite=suite.name,
+            suite_version=suite.version,
+            dataset_hash=suite.dataset_hash(sample.episodes),
+            dataset_source="heedful check",
+            agent=capabilities(agent).name,
+            seed=0,
+            options=suite.prepare_options({}, None),  # what a real run with default options stores
+        )
+        index = {ep.episode_id: i for i, ep in enumerate(sample.run_episodes)}
         return [rollout_one(suite, agent, ep, index[ep.episode_id], spec) for ep in episodes]
     finally:
         close = capabilities(agent).close
         if close is not None:
             close()
+
+
+def _failed(records: Sequence[Record]) -> str | None:
+    """The first record the agent did not answer: a crash, an interface error (e.g. a reply of the wrong type)
+    or a timeout. A parse error is an answer (scored wrong), not a failure of the contract."""
+    bad = [r for r in records if r.status in (Status.CRASHED, Status.INTERFACE_ERROR, Status.TIMEOUT)]
+    return f"{bad[0].status.value} on {bad[0].episode_id}: {bad[0].error}" if bad else None
 
 
 def _reports(sample: _Sample, records: list[Record]) -> str | None:
@@ -253,7 +270,11 @@ def _reports(sample: _Sample, records: list[Record]) -> str | None:
         return "report must return a non-empty list of heedful.metrics.rows.MetricRow"
     if not isinstance(suite.render_report(rows, "check"), str):
         return "render_report must return text"
-    suite.compare(records, records, resamples=50, seed=0)
+    compared = list(suite.compare(records, records, resamples=50, seed=0))
+    if not compared:
+        return "compare must return comparison rows"
+    if not isinstance(suite.render_comparison(compared, "check"), str):
+        return "render_comparison must return text"
     return None
 
 
@@ -268,6 +289,7 @@ def check_suite(suite: str | Any, *, episodes: int = 2) -> Findings:
     suite = get_suite(suite) if isinstance(suite, str) else suite
     findings = Findings(f"suite {getattr(suite, 'name', suite)!r}")
     findings.check("has every member of the Suite protocol", lambda: _members(suite))
+    findings.check("run options become flags of `heedful run SUITE`", lambda: _flags(suite))
     if findings.problems:
         return findings.raise_if_any()
     sample = _sample(suite, findings)
@@ -287,9 +309,9 @@ def check_suite(suite: str | Any, *, episodes: int = 2) -> Findings:
 
     def rolls_out() -> str | None:
         records.extend(_rollouts(sample, lambda: make_agent(agent, {}, suite.name), chosen))
-        bad = [r for r in records if r.status is Status.CRASHED]
-        if bad:
-            return f"rollout crashed on {bad[0].episode_id}: {bad[0].error}"
+        failed = _failed(records)
+        if failed:
+            return f"rollout ended in {failed}"
         return _same_records(records, _rollouts(sample, lambda: make_agent(agent, {}, suite.name), chosen))
 
     findings.check(f"rollout with {agent} gives the same record twice", rolls_out)
@@ -330,10 +352,15 @@ def check_agent(
 
     def runs() -> str | None:
         first.extend(_rollouts(sample, lambda: make_agent(agent, args, suite), chosen))
-        bad = [r for r in first if r.status is Status.CRASHED]
-        return f"crashed on {bad[0].episode_id}: {bad[0].error}" if bad else None
+        failed = _failed(first)
+        return f"answered with {failed}" if failed else None
 
-    findings.check(f"rolls out {len(chosen)} episodes without crashing", runs)
+    if len(chosen) < 2:
+        findings.problems.append(
+            f"the state check needs at least 2 episodes, got {len(chosen)} (raise --episodes or check_config)"
+        )
+        return findings.raise_if_any()
+    findings.check(f"rolls out {len(chosen)} episodes without a crash, interface error or timeout", runs)
     if not first:
         return findings.raise_if_any()
     findings.check(

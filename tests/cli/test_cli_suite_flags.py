@@ -77,9 +77,10 @@ def _parse(argv: list[str]) -> dict[str, object]:
     return suite_options(parser.parse_args(argv), ToyOptions, Path("out"))
 
 
-def test_flags_map_to_the_options_given_and_leave_defaults_out() -> None:
+def test_flags_map_to_the_options_given() -> None:
     assert _parse([]) == {}
-    assert _parse(["--colour", "red", "--count", "5"]) == {}  # equal to the defaults: not stored
+    # given values are stored even when they equal the default (a resume compares the options given)
+    assert _parse(["--colour", "red", "--count", "5"]) == {"colour": "red", "count": 5}
     flags = ["--loud", "--colour", "blue", "--size", "3", "--size", "1", "--size", "3", "--count", "2", "--film"]
     options = _parse([*flags, "--rates", "beta=0.5", "--rates", "alpha=0.25"])
     assert options == {
@@ -121,6 +122,25 @@ def test_the_model_validates_a_runs_options(suite: str, options: dict[str, objec
         get_suite(suite).check_options(options)
 
 
+class ClashingOptions(RunOptions):
+    seed: StrictInt = Field(0, description="clashes with the run's own --seed")
+
+
+class OnByDefault(RunOptions):
+    shuffle: StrictBool = Field(True, description="a switch that could never be turned off")
+
+
+def test_a_model_that_cannot_become_flags_is_a_config_error() -> None:
+    from heedful.cli.commands import SuiteRunParser, add_run_arguments
+
+    parser = SuiteRunParser(prog="heedful run toy")
+    add_run_arguments(parser)
+    with pytest.raises(ConfigError, match="suite toy: a run option's flag clashes with another flag"):
+        add_suite_flags(parser, ClashingOptions, "toy")
+    with pytest.raises(ConfigError, match="switch with default True"):
+        add_suite_flags(Parser(prog="toy"), OnByDefault, "toy")
+
+
 def test_every_suite_declares_a_run_options_model_and_splits() -> None:
     for name in ("decisions", "household", "tabletop"):
         suite = get_suite(name)
@@ -128,3 +148,8 @@ def test_every_suite_declares_a_run_options_model_and_splits() -> None:
         assert suite.splits[0] == "all"
         parser = argparse.ArgumentParser()
         add_suite_flags(parser, suite.run_options, name)  # every field is expressible as a flag
+
+
+def test_flags_before_the_suite_are_answered_with_the_order(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--agent", "oracle", "decisions"]) == 2
+    assert "name the suite first: heedful run SUITE --agent NAME" in capsys.readouterr().err

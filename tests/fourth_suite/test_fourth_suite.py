@@ -61,6 +61,8 @@ def test_the_fourth_suite_is_listed_checked_run_reported_compared(installed: dic
         args = ["run", "parity", "--agent", agent.split("-")[0], "--out", str(runs[agent]), "--no-progress", *flags]
         done = heedful(installed, *args)
         assert done.returncode == 0, done.stderr
+    manifest = json.loads((runs["ignore-reversed"] / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["spec"]["options"] == {"reverse": True}  # the suite's own flag reached the run
     assert _accuracy(installed, runs["oracle"]) == 1.0
     # the agent that ignores the instruction gets exactly the "largest" half, in either order of the numbers
     assert _accuracy(installed, runs["ignore"]) == _accuracy(installed, runs["ignore-reversed"]) == 0.5

@@ -100,7 +100,9 @@ class SuiteRunParser(Parser):
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
         if not self._completed:
             self._completed = True
-            self._add_suite_arguments()
+            from heedful.suites.registry import get_suite
+
+            self.add_suite_arguments(get_suite(self.suite_name))
         return super().parse_known_args(args, namespace)
 
     def error(self, message: str) -> NoReturn:
@@ -114,10 +116,8 @@ class SuiteRunParser(Parser):
             )
         super().error(message)
 
-    def _add_suite_arguments(self) -> None:
-        from heedful.suites.registry import get_suite
-
-        suite = get_suite(self.suite_name)
+    def add_suite_arguments(self, suite: Any) -> None:
+        """The suite's `--split` choices and its run-option flags (ConfigError when a flag cannot be built)."""
         self.add_argument(
             "--split",
             choices=list(suite.splits),
@@ -171,11 +171,11 @@ def add_run(sub: Any, formatter: Any) -> None:
             description=f"Evaluate an agent on the {name} suite; see `heedful run --help` for how runs work.",
         )
         q.suite_name = name
-        _add_run_arguments(q)
+        add_run_arguments(q)
         q.set_defaults(handler=cmd_run, usage_parser=q)
 
 
-def _add_run_arguments(p: Any) -> None:
+def add_run_arguments(p: Any) -> None:
     """The flags every suite's run has."""
     p.add_argument("--agent", required=True, help="agent name (`heedful list SUITE` says what each does)")
     p.add_argument("--agent-arg", action="append", metavar="KEY=VALUE", help="agent keyword argument (repeatable)")

@@ -40,6 +40,16 @@ def build_parser() -> tuple[Parser, dict[str, Parser]]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 ok, 2 usage or input error, 130 interrupted)."""
     try:
+        given = list(sys.argv[1:] if argv is None else argv)
+        second = given[1] if len(given) > 1 else ""
+        if given[:1] == ["run"] and second.startswith("-") and second not in ("-h", "--help"):
+            # each suite has its own flags, so the suite comes first
+            from heedful.suites.registry import SUITES
+
+            raise CliUsageError(
+                f"heedful run: error: name the suite first: heedful run SUITE --agent NAME ... "
+                f"(suites: {', '.join(SUITES.names())})"
+            )
         parser, subcommands = build_parser()
         args, extras = parser.parse_known_args(argv)
         if extras:  # let the subcommand's parser name the option, so its own options can be suggested

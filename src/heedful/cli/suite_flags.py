@@ -3,7 +3,7 @@
 A field becomes `--field-name` (or the flag its `cli_flag` names): a bool a switch, a Literal a choice, a list
 a repeatable choice, an int or float a typed value. Fields of one `group` share a repeatable `--GROUP KEY=VALUE`
 flag; an `out_subdir` field is a switch that points the option into the run directory. Only options given on
-the command line, and different from the field's default, enter the run's options (and so its manifest).
+the command line enter the run's options (and so its manifest), as they were before the models existed.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic.fields import FieldInfo
 
 from heedful.cli.parser import CliUsageError, key_values
+from heedful.errors import ConfigError
 from heedful.registry import suggest
 from heedful.suites.options import RunOptions
 
@@ -82,7 +83,22 @@ def _flags_of(model: type[RunOptions]) -> tuple[list[tuple[str, FieldInfo, dict[
 
 
 def add_suite_flags(parser: argparse.ArgumentParser, model: type[RunOptions], suite: str) -> None:
-    """Add one flag per visible field of `model` (and one per group) to `parser`, in a group of their own."""
+    """Add one flag per visible field of `model` (and one per group) to `parser`, in a group of their own.
+
+    Raises:
+        ConfigError: a field whose flag clashes with one every run has (`--seed`, `--limit`, ...), or a switch
+            whose default is True (a switch can only turn an option on).
+    """
+    try:
+        _add_suite_flags(parser, model, suite)
+    except argparse.ArgumentError as exc:
+        raise ConfigError(
+            f"suite {suite}: a run option's flag clashes with another flag ({exc}); rename the field or give it "
+            "another flag with cli_flag(flag=...)"
+        ) from None
+
+
+def _add_suite_flags(parser: argparse.ArgumentParser, model: type[RunOptions], suite: str) -> None:
     section = parser.add_argument_group(f"{suite} run options")
     singles, groups = _flags_of(model)
     for name, field, spec in singles:
@@ -90,6 +106,11 @@ def add_suite_flags(parser: argparse.ArgumentParser, model: type[RunOptions], su
         # defaults are written into the help here (the formatter would print argparse's None)
         flag: dict[str, Any] = {"dest": f"option_{name}", "default": argparse.SUPPRESS}
         shape = _shape(field)
+        if shape.kind == "switch" and field.default is not False:
+            raise ConfigError(
+                f"suite {suite}: run option {name} is a switch with default {field.default!r}; a switch can only "
+                "turn an option on, so make its default False (e.g. no_" + name + ")"
+            )
         if shape.kind == "switch" or "out_subdir" in spec:
             section.add_argument(_flag(name, spec), action="store_true", help=help_text, **flag)
         elif shape.kind == "repeat":
@@ -119,10 +140,10 @@ def add_suite_flags(parser: argparse.ArgumentParser, model: type[RunOptions], su
 
 
 def suite_options(args: argparse.Namespace, model: type[RunOptions], out: Path) -> dict[str, Any]:
-    """The run options the command line gave (those equal to the field's default are left out)."""
+    """The run options the command line gave (a switch only when it is on)."""
     options: dict[str, Any] = {}
     singles, groups = _flags_of(model)
-    for name, field, spec in singles:
+    for name, _field, spec in singles:
         value = getattr(args, f"option_{name}", None)
         if value is None or value is False:
             continue
@@ -130,8 +151,7 @@ def suite_options(args: argparse.Namespace, model: type[RunOptions], out: Path) 
             value = str(out / spec["out_subdir"])
         elif isinstance(value, list):
             value = sorted(set(value))
-        if value != field.default:
-            options[name] = value
+        options[name] = value  # what was given, also when it equals the default (a resume compares them)
     for group, names in groups.items():
         given = key_values(getattr(args, f"group_{group}", None), f"--{group}")
         for key, value in given.items():

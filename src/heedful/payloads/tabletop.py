@@ -1,8 +1,9 @@
 """The tabletop record payload: what one trial did (its skill calls), how each stage was judged, and where the
 first stage was lost (`failed_on`: intent or execution, RoboFollow's split of understanding from motor failure).
 
-The suite writes it with `TrialPayload(...).as_prediction()`; readers rebuild it with `TrialPayload.read`, which
-validates it (an edited or truncated record fails with the field that is wrong). Controllers make no skill calls.
+The suite builds it through the model (so every record it writes has this shape) and stores `as_prediction()`;
+`TrialPayload.read` rebuilds and validates one (an edited record fails with the field that is wrong). The metrics
+read the record's `scores`, not this payload. Controllers make no skill calls.
 """
 
 from __future__ import annotations

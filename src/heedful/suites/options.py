@@ -61,15 +61,17 @@ def check_unknown(suite: str, model: type[RunOptions], options: dict[str, Any]) 
 def validate(suite: str, model: type[RunOptions], options: dict[str, Any]) -> RunOptions:
     """The options as the suite's model; ConfigError naming the option and what it must be.
 
-    The models use strict integer and boolean fields: a run option is not coerced (`"3"` is not a trial count),
-    so what the manifest stores is what the suite reads.
+    The built-in models use strict integer and boolean fields: a count is not coerced from `"3"` nor a switch
+    from `"yes"`. The run stores the options as given (not the model's coercions), so a field that pydantic
+    would coerce should be strict.
     """
     check_unknown(suite, model, options)
     try:
         return model.model_validate(options)
     except ValidationError as exc:
         error = exc.errors()[0]
-        where = ".".join(str(part) for part in error["loc"]) or "options"
+        # union members name themselves in the location (scene.list[literal[1,2,3,4]].0): keep the field path
+        where = ".".join(str(p) for p in error["loc"] if "[" not in str(p) and "literal" not in str(p)) or "options"
         message = str(error["msg"]).removeprefix("Value error, ")
         raise ConfigError(
             f"{suite} run option {where}: {message}, got {error.get('input')!r} (see `heedful list {suite}`)"

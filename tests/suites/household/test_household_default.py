@@ -66,8 +66,11 @@ def test_default_is_byte_identical_for_the_same_seed(default_household: list[Hou
     assert content_hash(again) == content_hash([ep for ep in default_household if ep.episode_id in slots])
 
 
-def test_oracle_solves_every_default_episode(default_household: list[HouseholdEpisode]) -> None:
-    for episode, score in zip(default_household, _scores(default_household, "oracle"), strict=True):
+def test_oracle_solves_default_episodes_in_their_stored_steps(default_household: list[HouseholdEpisode]) -> None:
+    # generation already ran the oracle on every episode (an episode it fails is rejected there); this reruns
+    # every third one, all splits and task types, to show the stored L_oracle is what a run reproduces
+    sample = default_household[::3]
+    for episode, score in zip(sample, _scores(sample, "oracle"), strict=True):
         assert score is not None and score[0], episode.episode_id
         assert score[2] == episode.oracle_steps, episode.episode_id
 

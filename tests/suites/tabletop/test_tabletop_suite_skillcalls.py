@@ -80,7 +80,9 @@ def test_a_trial_steps_the_gymnasium_environments_core() -> None:
         assert rt.idle_to_horizon() == 2
         with pytest.raises(HorizonReachedError):
             rt.step(rt.hold_action())
+        broken = TrialRuntime(task.layout, horizon=3)
         with pytest.raises(InvalidActionError):  # the environment's step validates like the sim's
-            TrialRuntime(task.layout, horizon=3).step([float("nan")] * 7)
+            broken.step([float("nan")] * 7)
+        broken.close()
     finally:
         rt.close()
