@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from heedful.errors import ConfigError, RunError
+from heedful.metrics.groups import ALL, group_name, keyed
 from heedful.metrics.rows import MetricRow, status_rows
 from heedful.metrics.stats import Interval, cluster_bootstrap_ratios, wilson_interval
 from heedful.records import Record, Status
@@ -164,13 +165,13 @@ def index_families(records: Sequence[Record]) -> dict[str, dict[str, Record]]:
 
 def group_labels(record: Record) -> list[str]:
     """The groups a record (and its family) belongs to: `all` and one `key:value` per grouping key."""
-    return ["all", *(f"{key}:{record.keys[key]}" for key in GROUP_KEYS)]
+    return [ALL, *(group_name(keyed(key, record.keys[key])) for key in GROUP_KEYS)]
 
 
 def group_names(table: FamilyTable) -> list[str]:
     """`all` first, then every other group present, sorted."""
     present = set().union(*table.groups) if table.groups else set()
-    return ["all", *sorted(present - {"all"})]
+    return [ALL, *sorted(present - {ALL})]
 
 
 def family_counts(family: Family) -> tuple[list[int], list[int]]:

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from heedful.errors import RunError
+from heedful.metrics.groups import ALL, group_name
 from heedful.metrics.rows import MetricRow, status_rows
 from heedful.metrics.stats import cluster_bootstrap_ratios, wilson_interval
 from heedful.records import Record, Status
@@ -47,25 +48,25 @@ def _groups(record: Record) -> list[str]:
     keys = record.keys
     split, kind, amb = keys["split"], keys["task_type"], keys["ambiguous"]
     label = TYPE_LABELS.get(kind, kind)
-    groups = ["all", split, f"{split} / {label}", label]
+    groups = [ALL, group_name(split), group_name(split, label), group_name(label)]
     if amb in ("true", "false"):
         clarity = "ambiguous" if amb == "true" else "clear"
-        groups += [f"{label} / {clarity}", f"{split.split('_')[0]} / {label} / {clarity}"]
+        groups += [group_name(label, clarity), group_name(split.split("_")[0], label, clarity)]
     return groups
 
 
-CLARITY_GROUPS = tuple(f"{TYPE_LABELS[t]} / {c}" for t in ("s_obj", "s_hum") for c in ("clear", "ambiguous"))
+CLARITY_GROUPS = tuple(group_name(TYPE_LABELS[t], c) for t in ("s_obj", "s_hum") for c in ("clear", "ambiguous"))
 """Clear vs ambiguous S_obj / S_hum over all splits (where the situated evidence matters)."""
 
 
 def group_order(names: set[str]) -> list[str]:
     """The household groups in `names` in report order (overall, splits, split x type, types, clarity)."""
-    order = ["all", *SPLIT_ORDER]
-    order += [f"{s} / {TYPE_LABELS[t]}" for s in SPLIT_ORDER for t in TYPE_ORDER]
+    order = [ALL, *SPLIT_ORDER]
+    order += [group_name(s, TYPE_LABELS[t]) for s in SPLIT_ORDER for t in TYPE_ORDER]
     order += [TYPE_LABELS[t] for t in TYPE_ORDER]
     order += CLARITY_GROUPS
     order += [
-        f"{p} / {TYPE_LABELS[t]} / {c}"
+        group_name(p, TYPE_LABELS[t], c)
         for p in ("val", "test")
         for t in ("s_obj", "s_hum")
         for c in ("clear", "ambiguous")
@@ -153,13 +154,15 @@ def paper_tables(rows: Sequence[MetricRow]) -> str:
     head2 = " " * 7 + " | ".join(" ".join(f"{TYPE_LABELS[t]:>6}" for t in TYPE_ORDER) for _ in SPLIT_ORDER)
     lines = ["Table 6 / D.4 layout (SPL and SR, %)", head1, head2]
     for metric, label in (("spl", "SPL"), ("success", "SR")):
-        blocks = [" ".join(f"{cell(f'{s} / {TYPE_LABELS[t]}', metric):>6}" for t in TYPE_ORDER) for s in SPLIT_ORDER]
+        blocks = [
+            " ".join(f"{cell(group_name(s, TYPE_LABELS[t]), metric):>6}" for t in TYPE_ORDER) for s in SPLIT_ORDER
+        ]
         lines.append(f"{label:<6} " + " | ".join(blocks))
     for phase, title in (("val", "Val seen & unseen"), ("test", "Test seen & unseen")):
         lines += ["", f"Table 9 layout ({title}, %)", "        S_obj Clear  S_obj Amb.  S_hum Clear  S_hum Amb."]
         for metric, label in (("spl", "SPL"), ("success", "SR")):
             values = [
-                cell(f"{phase} / {TYPE_LABELS[t]} / {c}", metric)
+                cell(group_name(phase, TYPE_LABELS[t], c), metric)
                 for t in ("s_obj", "s_hum")
                 for c in ("clear", "ambiguous")
             ]

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from heedful.metrics.compare import ComparisonRow, matched_scored
+from heedful.metrics.groups import ALL, group_name
 from heedful.metrics.household import TYPE_LABELS, group_order
 from heedful.metrics.paired import mcnemar_count_row, paired_mean_rows
 from heedful.records import Record
@@ -23,9 +24,9 @@ METRICS = ("success", "spl")
 
 def _groups(record: Record) -> list[str]:
     split, kind = record.keys["split"], TYPE_LABELS.get(record.keys["task_type"], record.keys["task_type"])
-    groups = ["all", split, kind, f"{split} / {kind}"]
+    groups = [ALL, group_name(split), group_name(kind), group_name(split, kind)]
     clarity = {"true": "ambiguous", "false": "clear"}.get(record.keys.get("ambiguous", ""))
-    return [*groups, f"{kind} / {clarity}"] if clarity else groups
+    return [*groups, group_name(kind, clarity)] if clarity else groups
 
 
 def _values(record: Record) -> list[float]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 
+from heedful.metrics.groups import group_name
 from heedful.metrics.household_errors import ErrorMode, classify, failed, harness_failure
 from heedful.metrics.rows import MetricRow
 from heedful.metrics.stats import wilson_interval
@@ -94,7 +95,7 @@ def error_rows(records: Sequence[Record]) -> list[MetricRow]:
             members = [r for r in records if r.keys.get("task_type") == kind and scope in ("all", _phase(r))]
             if members:
                 label = TYPE_LABELS[kind]
-                rows += _group_rows(label if scope == "all" else f"{scope} / {label}", members)
+                rows += _group_rows(group_name(label) if scope == "all" else group_name(scope, label), members)
     return rows
 
 
@@ -103,7 +104,7 @@ def error_table(rows: Sequence[MetricRow]) -> str:
     table = {(row.group, row.metric): row for row in rows if row.metric in ERROR_METRICS}
     blocks = []
     for scope, title in (("val", "Val seen & unseen"), ("test", "Test seen & unseen")):
-        groups = [f"{scope} / {TYPE_LABELS[t]}" for t in TYPE_ORDER]
+        groups = [group_name(scope, TYPE_LABELS[t]) for t in TYPE_ORDER]
         if not any((g, FAILED) in table for g in groups):
             continue
         lines = [f"Table 8 layout (error modes, % of failed episodes (count); {title})"]

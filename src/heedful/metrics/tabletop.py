@@ -18,6 +18,7 @@ import numpy as np
 
 from heedful.errors import RunError
 from heedful.metrics.compare import ComparisonRow, matched_scored
+from heedful.metrics.groups import ALL, group_name
 from heedful.metrics.paired import mcnemar_count_row, paired_mean_rows
 from heedful.metrics.rows import MetricRow, status_rows
 from heedful.metrics.stats import cluster_bootstrap_ratios
@@ -68,9 +69,9 @@ def tabletop_metrics(records: Sequence[Record], *, resamples: int = 10_000, seed
     means = task_means(records)
     groups: dict[str, list[np.ndarray]] = defaultdict(list)
     for scene, level, values in means.values():
-        for group in (f"{scene} / {level}", level, "all"):
+        for group in (group_name(scene, level), group_name(level), ALL):
             groups[group].append(values)
-    order = [f"{s} / {lv}" for s in SCENES for lv in LEVELS] + list(LEVELS) + ["all"]
+    order = [group_name(s, lv) for s in SCENES for lv in LEVELS] + list(LEVELS) + [ALL]
     rows = status_rows(records, unit="trial")
     for group in [g for g in order if g in groups] + sorted(set(groups) - set(order)):
         rows += _group_rows(group, np.array(groups[group]), resamples, seed)
@@ -122,11 +123,11 @@ def table1(rows: Sequence[MetricRow]) -> str:
             continue
         for metric in METRICS:
             blocks = [
-                " ".join(f"{cell(table.get((f'{prefix}{s} / {lv}', metric))):>6}" for lv in LEVELS) for s in SCENES
+                " ".join(f"{cell(table.get((prefix + group_name(s, lv), metric))):>6}" for lv in LEVELS) for s in SCENES
             ]
             means = []
             for lv in LEVELS:
-                present = [v for s in SCENES if (v := table.get((f"{prefix}{s} / {lv}", metric))) is not None]
+                present = [v for s in SCENES if (v := table.get((prefix + group_name(s, lv), metric))) is not None]
                 means.append(f"{cell(sum(present) / len(present) if present else None):>6}")
             lines.append(f"{labels[metric]:<20}" + " | ".join([*blocks, " ".join(means)]))
     return "\n".join(lines)
@@ -141,7 +142,7 @@ def compare_tabletop_runs(
     means_a, means_b = task_means(a), task_means(b)
     members: dict[str, list[str]] = defaultdict(list)
     for task, (scene, level, _) in means_a.items():
-        for group in ("all", level, f"{scene} / {level}"):
+        for group in (ALL, group_name(level), group_name(scene, level)):
             members[group].append(task)
     rows: list[ComparisonRow] = []
     for group in sorted(members, key=lambda g: (g != "all", g.count("/"), g)):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from heedful.metrics.compare import MCNEMAR_PREFIX, ComparisonRow
+from heedful.metrics.groups import group_name, group_parts
 from heedful.metrics.rows import MetricRow
 from heedful.report.render import _format, _interval, _p_value, _percent, _points, _widths
 
@@ -75,8 +76,8 @@ def comparison_summary(rows: Sequence[ComparisonRow]) -> str:
 
 def _label(group: str) -> str:
     """`S_obj / clear` prints as an indented `clear` under its task type."""
-    kind, _, clarity = group.partition(" / ")
-    return f"  {clarity}" if clarity else kind
+    parts = group_parts(group)
+    return "  " + group_name(*parts[1:]) if len(parts) > 1 else group
 
 
 def _method(rows: Sequence[MetricRow]) -> str:
