@@ -12,6 +12,7 @@ Every problem is collected; `ConformanceError` lists them all, so one run shows 
 
 from __future__ import annotations
 
+import inspect
 import json
 import tempfile
 from collections.abc import Callable, Sequence
@@ -23,31 +24,12 @@ from heedful.capabilities import capabilities
 from heedful.errors import ConfigError, HeedfulError
 from heedful.metrics.rows import MetricRow
 from heedful.records import Record, Status
-from heedful.suites.base import RolloutContext
+from heedful.suites.base import RolloutContext, Suite
 from heedful.suites.options import RunOptions
 
 AGENT_KINDS = ("decision", "planner", "controller")
-_MEMBERS = (
-    "generate",
-    "load_dataset",
-    "save_dataset",
-    "episode_schema",
-    "parse_episode",
-    "dataset_hash",
-    "check_options",
-    "training_episodes",
-    "rollout",
-    "failure_record",
-    "compare",
-    "render_report",
-    "render_comparison",
-    "report",
-    "prepare_options",
-    "required_inputs",
-    "episodes_for_run",
-    "run_label",
-    "run_tag",
-)
+# every method of the Suite protocol (its data members are checked by type in `_members`)
+_MEMBERS = tuple(name for name, _ in inspect.getmembers(Suite, inspect.isfunction) if not name.startswith("_"))
 
 
 class ConformanceError(HeedfulError):
@@ -139,8 +121,8 @@ def _agent_sample(suite: Any) -> _Sample:
     key = (type(suite), json.dumps(suite.check_config, sort_keys=True))
     if key not in _SAMPLES:
         episodes = list(suite.generate(0, dict(suite.check_config)))
-        run_episodes = list(suite.episodes_for_run(episodes, suite.prepare_options({}, None)))
-        if not run_episodes:
+        run_episodes: list[Any] = []
+        if _for_run(suite, episodes, run_episodes):
             raise ConformanceError(f"suite {suite.name!r} gives no episode to run", Findings(f"suite {suite.name!r}"))
         _SAMPLES[key] = _Sample(suite, episodes, run_episodes)
     return _SAMPLES[key]

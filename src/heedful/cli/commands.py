@@ -118,12 +118,14 @@ class SuiteRunParser(Parser):
 
     def add_suite_arguments(self, suite: Any) -> None:
         """The suite's `--split` choices and its run-option flags (ConfigError when a flag cannot be built)."""
+        # a split also selects its parts, as api.select does (household: val = val_seen + val_unseen)
+        parts = {s: [p for p in suite.splits if p.startswith(f"{s}_")] for s in suite.splits}
+        joined = "; ".join(f"{s} selects {' and '.join(ps)}" for s, ps in parts.items() if ps)
         self.add_argument(
             "--split",
             choices=list(suite.splits),
             default=suite.splits[0],
-            help="episodes to run"
-            + (" (val / test select both their seen and unseen parts)" if "val_seen" in suite.splits else ""),
+            help="episodes to run" + (f" ({joined})" if joined else ""),
         )
         add_suite_flags(self, suite.run_options, self.suite_name)
         self.set_defaults(run_options=suite.run_options, run_tag=suite.run_tag)

@@ -14,7 +14,7 @@ from numpy.typing import NDArray
 
 from heedful.sims.tabletop.config import RenderConfig, SimConfig
 from heedful.sims.tabletop.deps import require_mujoco
-from heedful.sims.tabletop.recorder import Trajectory
+from heedful.sims.tabletop.recorder import Trajectory, TrajectoryRecorder
 from heedful.sims.tabletop.sim import TabletopSim
 from heedful.sims.tabletop.skillset import Skills
 from heedful.suites.tabletop.model import Layout
@@ -68,10 +68,17 @@ class TrialRuntime:
         from heedful.sims.tabletop.env import TabletopEnv  # gymnasium comes with mujoco in heedful[tabletop]
 
         self.env = TabletopEnv(config=self.config, record_cameras=tuple(cameras), sim=build_sim(layout, self.config))
-        self.sim, self.recorder = self.env.sim, self.env.recorder
         self.horizon = horizon
         self.states: list[NDArray[np.float64]] | None = [self._state()] if keep_states else None
         self.skills = Skills(self.sim, step=self.step, max_steps=10 * max(1, horizon))
+
+    @property
+    def sim(self) -> TabletopSim:
+        return self.env.sim
+
+    @property
+    def recorder(self) -> TrajectoryRecorder:
+        return self.env.recorder
 
     @property
     def steps(self) -> int:
