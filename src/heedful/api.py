@@ -145,6 +145,8 @@ def _report(run_dir: Path | str, *, resamples: int, cluster: str | None, seed: i
             f"drop --cluster or choose {', '.join(clusters)}"
         )
     rows = suite.report(records, {"resamples": resamples, "cluster": cluster or clusters[0], "seed": seed})
+    if len(suite.metric_spec):  # a suite that declares its metrics reports no other
+        suite.metric_spec.check(rows, spec.suite)
     rows += usage_rows(records, wall_time_s=manifest.wall_time_s, prices=manifest.agent.get("prices"))
     mode = _run_mode(suite, spec.options)
     if "constrained" in manifest.agent:  # language-model agents say how the answer format was enforced
@@ -169,10 +171,9 @@ def describe_run(run_dir: Path | str) -> str:
 
 
 def _run_mode(suite: Any, options: dict[str, Any]) -> str:
-    """How a run was shown its episodes, for titles: masking, and the suite's own label of its run options
-    (decisions: the condition; household: the perception condition)."""
-    mode = " (masked instructions)" if options.get("mask") else ""
-    return mode + str(suite.run_label(options))
+    """How a run was shown its episodes, for titles: the suite's own label of its run options (decisions:
+    masking and the condition; household: the perception condition)."""
+    return str(suite.run_label(options))
 
 
 def image_renderer(suite: Any, *, size: int = 448) -> Callable[..., list[Any]]:

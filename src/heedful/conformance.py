@@ -250,6 +250,11 @@ def _reports(sample: _Sample, records: list[Record]) -> str | None:
     rows = suite.report(records, {"resamples": 50, "cluster": suite.report_clusters[0], "seed": 0})
     if not rows or not all(isinstance(row, MetricRow) for row in rows):
         return "report must return a non-empty list of heedful.metrics.rows.MetricRow"
+    spec = suite.metric_spec
+    if not len(spec):
+        return "metric_spec declares no metric: list what report computes (heedful.metrics.spec.MetricSpec)"
+    if unknown := spec.undeclared(rows):
+        return f"report emits metrics {unknown} that metric_spec does not declare"
     if not isinstance(suite.render_report(rows, "check"), str):
         return "render_report must return text"
     compared = list(suite.compare(records, records, resamples=50, seed=0))

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from heedful.metrics.paired import mcnemar_count_row, paired_mean_rows
 from heedful.metrics.rows import MetricRow, status_rows
+from heedful.metrics.spec import Metric, MetricSpec
 from heedful.metrics.stats import cluster_bootstrap_ratio, wilson_interval
 from heedful.records import Record, Status
 from heedful.replies import AgentReply
@@ -41,6 +42,7 @@ class ParitySuite(SuiteBase):
     name = "parity"
     version = "parity-v1"
     report_clusters = ("episode",)
+    metric_spec = MetricSpec((Metric("accuracy", "share of episodes answered with the right parity", "episode"),))
     run_options = ParityOptions
     splits = ("all", "train", "test")
     agent_kinds = ("decision",)

@@ -18,8 +18,8 @@ def add_report(sub: Any, formatter: Any) -> None:
         formatter_class=formatter,
         help="metrics of a run with confidence intervals",
         description=(
-            "Compute the suite's metrics from a run directory: point estimates, 95%% cluster-bootstrap intervals, "
-            "Wilson intervals and raw counts, overall and per group."
+            "Compute the suite's metrics from a run directory: point estimates, 95% cluster-bootstrap intervals, "
+            "Wilson intervals and raw counts, overall and per group (`heedful list SUITE` says what each metric means)."
         ),
     )
     p.add_argument("run", type=Path, help="run directory")
@@ -153,6 +153,11 @@ def cmd_list(args: argparse.Namespace) -> int:
     for name, text in describe(suite.run_options).items():
         print(f"  {name:18s} {text}")
     print(f"splits: {', '.join(suite.splits)}")
+    if len(suite.metric_spec):
+        print("metrics of heedful report (name, what n counts, meaning; * not paired by heedful compare):")
+        for metric in suite.metric_spec:
+            mark = "" if metric.compared else " *"
+            print(f"  {metric.name + mark:24s} {metric.unit:9s} {metric.description}")
     return 0
 
 

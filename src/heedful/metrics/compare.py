@@ -15,13 +15,14 @@ from typing import Any
 
 from heedful.errors import RunError
 from heedful.metrics.decisions import (
-    METRICS,
-    UNITS,
+    SPEC,
+    FamilyMetric,
     IntArray,
     family_table,
     group_labels,
     group_names,
 )
+from heedful.metrics.spec import MetricSpec
 from heedful.metrics.stats import Interval, mcnemar_exact, paired_cluster_bootstrap_diffs
 from heedful.records import Record
 from heedful.seeding import derive_rng
@@ -79,6 +80,7 @@ def compare_decision_runs(
     resamples: int = 10_000,
     seed: int = 0,
     cluster: str = "family",
+    spec: MetricSpec = SPEC,
 ) -> list[ComparisonRow]:
     """Compare two runs of the same decisions dataset, metric by metric and group by group.
 
@@ -88,9 +90,10 @@ def compare_decision_runs(
         resamples: Bootstrap replicates per group.
         seed: Root seed; group g draws from `derive_rng(seed, "compare", cluster, g)`.
         cluster: `"family"` or `"anchor"`: the unit the paired bootstrap resamples.
+        spec: The metrics; those marked `compared` are compared (the decisions `SPEC` by default).
 
     Returns:
-        For each group (`all` first, then the others sorted): one row per metric in `METRICS`
+        For each group (`all` first, then the others sorted): one row per compared metric of `spec`
         with A, B, A - B and the paired bootstrap interval of the difference, then one
         `mcnemar_accuracy` row with the discordant counts and the exact McNemar p-value.
 
@@ -100,7 +103,8 @@ def compare_decision_runs(
         ConfigError: If `cluster` is unknown.
     """
     matched_a, matched_b = matched_scored(records_a, records_b)
-    table_a, table_b = family_table(matched_a), family_table(matched_b)
+    compared = MetricSpec(spec.compared())
+    table_a, table_b = family_table(matched_a, compared), family_table(matched_b, compared)
     rows: list[ComparisonRow] = []
     for group in group_names(table_a):
         num_a, den_a = table_a.cluster_sums(group, cluster)
@@ -108,7 +112,7 @@ def compare_decision_runs(
         rng = derive_rng(seed, "compare", cluster, group)
         intervals = paired_cluster_bootstrap_diffs(num_a, den_a, num_b, den_b, resamples=resamples, rng=rng)
         method = f"paired {cluster} bootstrap"
-        rows.extend(_diff_rows(group, (num_a, den_a), (num_b, den_b), intervals, method))
+        rows.extend(_diff_rows(group, (num_a, den_a), (num_b, den_b), intervals, method, table_a.metrics))
         rows.append(mcnemar_row(group, matched_a, matched_b))
     return rows
 
@@ -167,15 +171,16 @@ def _diff_rows(
     sums_b: tuple[IntArray, IntArray],
     intervals: list[Interval],
     ci_method: str,
+    metrics: Sequence[FamilyMetric],
 ) -> list[ComparisonRow]:
     rows = []
-    for j, metric in enumerate(METRICS):
+    for j, metric in enumerate(metrics):
         a = _ratio(sums_a, j)
         b = _ratio(sums_b, j)
         low, high = intervals[j]
         rows.append(
             ComparisonRow(
-                metric=metric,
+                metric=metric.name,
                 group=group,
                 a=a,
                 b=b,
@@ -183,7 +188,7 @@ def _diff_rows(
                 ci_low=low if math.isfinite(low) else None,
                 ci_high=high if math.isfinite(high) else None,
                 n=int(sums_a[1][:, j].sum()),
-                unit=UNITS[metric],
+                unit=metric.unit,
                 ci_method=ci_method,
             )
         )

@@ -16,7 +16,7 @@ not depend on the order in which records arrive or rows are computed.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,30 +25,11 @@ from numpy.typing import NDArray
 from heedful.errors import ConfigError, RunError
 from heedful.metrics.groups import ALL, group_name, keyed
 from heedful.metrics.rows import MetricRow, status_rows
+from heedful.metrics.spec import Metric, MetricSpec
 from heedful.metrics.stats import Interval, cluster_bootstrap_ratios, wilson_interval
 from heedful.records import Record, Status
 from heedful.seeding import derive_rng
 
-METRICS: tuple[str, ...] = (
-    "accuracy",
-    "parse_success",
-    "pair_success",
-    "decision_invariance",
-    "decision_sensitivity",
-    "over_invariance",
-    "over_sensitivity",
-    "family_success",
-)
-UNITS: dict[str, str] = {
-    "accuracy": "instance",
-    "parse_success": "instance",
-    "pair_success": "pair",
-    "decision_invariance": "pair",
-    "decision_sensitivity": "pair",
-    "over_invariance": "pair",
-    "over_sensitivity": "pair",
-    "family_success": "family",
-}
 ROLES: tuple[str, ...] = ("base", "preserve", "change", "change_preserve")
 PRESERVING_PAIRS: tuple[tuple[str, str], ...] = (("base", "preserve"), ("change", "change_preserve"))
 CHANGING_PAIRS: tuple[tuple[str, str], ...] = (("base", "change"), ("preserve", "change_preserve"))
@@ -61,8 +42,107 @@ Family = Mapping[str, Record]
 
 
 @dataclass(frozen=True)
+class FamilyView:
+    """What the metrics count in one family: its scored records and its scored preserving / changing pairs."""
+
+    scored: tuple[Record, ...]
+    preserving: tuple[tuple[Record, Record], ...]
+    changing: tuple[tuple[Record, Record], ...]
+    complete: bool
+    """All four roles are present and scored (family success needs the whole family)."""
+
+    @classmethod
+    def of(cls, family: Family) -> FamilyView:
+        scored = tuple(record for record in family.values() if record.status.scored)
+        return cls(
+            scored=scored,
+            preserving=tuple(_scored_pairs(family, PRESERVING_PAIRS)),
+            changing=tuple(_scored_pairs(family, CHANGING_PAIRS)),
+            complete=len(scored) == len(ROLES),
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class FamilyMetric(Metric):
+    """A ratio of successes to units summed over families (and over the bootstrap's clusters)."""
+
+    count: Callable[[FamilyView], tuple[int, int]]
+    """(successes, units) of one family."""
+
+
+SPEC = MetricSpec(
+    (
+        FamilyMetric(
+            name="accuracy",
+            description="share of scored instances whose decision matches the gold decision exactly",
+            unit="instance",
+            count=lambda f: (sum(_correct(r) for r in f.scored), len(f.scored)),
+        ),
+        FamilyMetric(
+            name="parse_success",
+            description="share of scored instances whose reply parsed into a valid decision",
+            unit="instance",
+            count=lambda f: (sum(r.status is Status.OK for r in f.scored), len(f.scored)),
+        ),
+        FamilyMetric(
+            name="pair_success",
+            description="share of instruction pairs with both decisions correct",
+            unit="pair",
+            count=lambda f: (
+                sum(_correct(x) and _correct(y) for x, y in f.preserving + f.changing),
+                len(f.preserving) + len(f.changing),
+            ),
+        ),
+        FamilyMetric(
+            name="decision_invariance",
+            description="share of preserving pairs (same gold decision) answered correctly and identically",
+            unit="pair",
+            count=lambda f: (
+                sum(_correct(x) and _correct(y) and _same(x, y) for x, y in f.preserving),
+                len(f.preserving),
+            ),
+        ),
+        FamilyMetric(
+            name="decision_sensitivity",
+            description="share of changing pairs (one constraint changed) answered correctly and differently",
+            unit="pair",
+            count=lambda f: (
+                sum(_correct(x) and _correct(y) and not _same(x, y) for x, y in f.changing),
+                len(f.changing),
+            ),
+        ),
+        FamilyMetric(
+            name="over_invariance",
+            description="share of changing pairs that kept the same decision (the instruction was ignored)",
+            unit="pair",
+            higher_is_better=False,
+            count=lambda f: (sum(_parsed(x) and _parsed(y) and _same(x, y) for x, y in f.changing), len(f.changing)),
+        ),
+        FamilyMetric(
+            name="over_sensitivity",
+            description="share of preserving pairs whose decision changed (a paraphrase moved it)",
+            unit="pair",
+            higher_is_better=False,
+            count=lambda f: (
+                sum(_parsed(x) and _parsed(y) and not _same(x, y) for x, y in f.preserving),
+                len(f.preserving),
+            ),
+        ),
+        FamilyMetric(
+            name="family_success",
+            description="share of complete families with all four decisions correct",
+            unit="family",
+            count=lambda f: (int(f.complete and all(_correct(r) for r in f.scored)), int(f.complete)),
+        ),
+    )
+)
+"""The decisions metrics, in report order. Add a metric here (a FamilyMetric with its count)."""
+METRICS: tuple[str, ...] = SPEC.names
+
+
+@dataclass(frozen=True)
 class FamilyTable:
-    """Per-family success counts (`num`) and unit counts (`den`), one column per metric in `METRICS`.
+    """Per-family success counts (`num`) and unit counts (`den`), one column per metric of `metrics`.
 
     Families are sorted by id, so everything computed from the table is independent of record order.
     """
@@ -72,6 +152,7 @@ class FamilyTable:
     groups: tuple[frozenset[str], ...]
     num: IntArray
     den: IntArray
+    metrics: tuple[FamilyMetric, ...] = ()
 
     def cluster_sums(self, group: str, cluster: str) -> tuple[IntArray, IntArray]:
         """Per-cluster sums of the families in `group`, sorted by cluster id; shape (clusters, metrics).
@@ -83,7 +164,7 @@ class FamilyTable:
         keep = np.array([group in labels for labels in self.groups], dtype=bool)
         keep &= self.den.sum(axis=1) > 0
         _, inverse = np.unique(ids[keep], return_inverse=True)
-        num = np.zeros((int(inverse.max(initial=-1)) + 1, len(METRICS)), dtype=np.int64)
+        num = np.zeros((int(inverse.max(initial=-1)) + 1, self.num.shape[1]), dtype=np.int64)
         den = np.zeros_like(num)
         np.add.at(num, inverse, self.num[keep])
         np.add.at(den, inverse, self.den[keep])
@@ -91,7 +172,12 @@ class FamilyTable:
 
 
 def decision_metrics(
-    records: Sequence[Record], *, resamples: int = 10_000, seed: int = 0, cluster: str = "family"
+    records: Sequence[Record],
+    *,
+    resamples: int = 10_000,
+    seed: int = 0,
+    cluster: str = "family",
+    spec: MetricSpec = SPEC,
 ) -> list[MetricRow]:
     """Compute every decisions metric for every group, with bootstrap and Wilson intervals.
 
@@ -101,10 +187,11 @@ def decision_metrics(
         seed: Root seed of the bootstrap.
         cluster: `"family"` (resample whole families) or `"anchor"` (resample anchors with all
             their families; wider when families of one anchor succeed or fail together).
+        spec: The metrics to compute (the suite's `SPEC` by default).
 
     Returns:
         Status rows first (group `status`: share of all records per status, no interval), then one
-        row per metric for group `all` and for every `category:`, `decision_type:`, `split:` and
+        row per metric of `spec` for group `all` and for every `category:`, `decision_type:`, `split:` and
         `anchor_kind:` value present, sorted. A metric without units has value and intervals None.
 
     Raises:
@@ -112,17 +199,17 @@ def decision_metrics(
         ConfigError: If `cluster` is unknown.
     """
     _check_cluster(cluster)
-    table = family_table(records)
+    table = family_table(records, spec)
     rows = status_rows(records)
     for group in group_names(table):
         num, den = table.cluster_sums(group, cluster)
         rng = derive_rng(seed, "bootstrap", cluster, group)
         intervals = cluster_bootstrap_ratios(num, den, resamples=resamples, rng=rng)
-        rows.extend(_metric_rows(group, num, den, intervals, f"{cluster} bootstrap"))
+        rows.extend(_metric_rows(group, num, den, intervals, f"{cluster} bootstrap", table.metrics))
     return rows
 
 
-def family_table(records: Sequence[Record]) -> FamilyTable:
+def family_table(records: Sequence[Record], spec: MetricSpec = SPEC) -> FamilyTable:
     """Index records by family and count each metric's successes and units per family.
 
     Raises:
@@ -131,8 +218,9 @@ def family_table(records: Sequence[Record]) -> FamilyTable:
     """
     families = index_families(records)
     ids = sorted(families)
-    counts = [family_counts(families[family_id]) for family_id in ids]
-    shape = (len(ids), len(METRICS))
+    metrics = spec.of_kind(FamilyMetric)
+    counts = [family_counts(families[family_id], spec) for family_id in ids]
+    shape = (len(ids), len(metrics))
     num = np.array([c[0] for c in counts], dtype=np.int64).reshape(shape)
     den = np.array([c[1] for c in counts], dtype=np.int64).reshape(shape)
     firsts = [next(iter(families[family_id].values())) for family_id in ids]
@@ -142,6 +230,7 @@ def family_table(records: Sequence[Record]) -> FamilyTable:
         groups=tuple(frozenset(group_labels(first)) for first in firsts),
         num=num,
         den=den,
+        metrics=metrics,
     )
 
 
@@ -174,46 +263,28 @@ def group_names(table: FamilyTable) -> list[str]:
     return [ALL, *sorted(present - {ALL})]
 
 
-def family_counts(family: Family) -> tuple[list[int], list[int]]:
-    """Successes and units of every metric (in `METRICS` order) for one family."""
-    scored = [record for record in family.values() if record.status.scored]
-    preserving = _scored_pairs(family, PRESERVING_PAIRS)
-    changing = _scored_pairs(family, CHANGING_PAIRS)
-    complete = len(scored) == len(ROLES)
-    num = [
-        sum(_correct(r) for r in scored),
-        sum(r.status is Status.OK for r in scored),
-        sum(_correct(x) and _correct(y) for x, y in preserving + changing),
-        sum(_correct(x) and _correct(y) and _same(x, y) for x, y in preserving),
-        sum(_correct(x) and _correct(y) and not _same(x, y) for x, y in changing),
-        sum(_parsed(x) and _parsed(y) and _same(x, y) for x, y in changing),
-        sum(_parsed(x) and _parsed(y) and not _same(x, y) for x, y in preserving),
-        int(complete and all(_correct(r) for r in scored)),
-    ]
-    pairs = len(preserving) + len(changing)
-    den = [
-        len(scored),
-        len(scored),
-        pairs,
-        len(preserving),
-        len(changing),
-        len(changing),
-        len(preserving),
-        int(complete),
-    ]
-    return num, den
+def family_counts(family: Family, spec: MetricSpec = SPEC) -> tuple[list[int], list[int]]:
+    """Successes and units of every metric of `spec` (in its order) for one family."""
+    view = FamilyView.of(family)
+    counts = [metric.count(view) for metric in spec.of_kind(FamilyMetric)]
+    return [num for num, _ in counts], [den for _, den in counts]
 
 
 def _metric_rows(
-    group: str, num: IntArray, den: IntArray, intervals: list[Interval], ci_method: str
+    group: str,
+    num: IntArray,
+    den: IntArray,
+    intervals: list[Interval],
+    ci_method: str,
+    metrics: Sequence[FamilyMetric],
 ) -> list[MetricRow]:
     rows = []
-    for j, metric in enumerate(METRICS):
+    for j, metric in enumerate(metrics):
         k, n = int(num[:, j].sum()), int(den[:, j].sum())
         wilson = wilson_interval(k, n)
         rows.append(
             MetricRow(
-                metric=metric,
+                metric=metric.name,
                 group=group,
                 value=k / n if n else None,
                 ci_low=_finite(intervals[j][0]),
@@ -222,7 +293,7 @@ def _metric_rows(
                 k=k,
                 wilson_low=_finite(wilson[0]),
                 wilson_high=_finite(wilson[1]),
-                unit=UNITS[metric],
+                unit=metric.unit,
                 ci_method=ci_method,
             )
         )

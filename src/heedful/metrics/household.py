@@ -17,13 +17,14 @@ share the resample weights), plus Wilson intervals for the success rate.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from heedful.errors import RunError
 from heedful.metrics.groups import ALL, group_name
 from heedful.metrics.rows import MetricRow, status_rows
+from heedful.metrics.spec import MetricSpec, RecordMetric
 from heedful.metrics.stats import cluster_bootstrap_ratios, wilson_interval
 from heedful.records import Record, Status
 from heedful.seeding import derive_rng
@@ -34,6 +35,35 @@ TYPE_ORDER = ("pnp", "s_obj", "s_hum")
 TYPE_LABELS = {"pnp": "PnP", "s_obj": "S_obj", "s_hum": "S_hum"}
 CI_METHOD = "episode bootstrap"
 _REQUIRED = ("split", "task_type", "ambiguous")
+SUCCESS = "success"
+"""The 0/1 metric: its rows carry the count k and a Wilson interval, and McNemar's test compares it."""
+
+
+def _scored(name: str) -> Callable[[Record], float]:
+    def value(record: Record) -> float:
+        # a parse error is a failed episode, whatever the executor had scored before it
+        return float(record.scores.get(name, 0.0)) if record.status is Status.OK else 0.0
+
+    return value
+
+
+SPEC = MetricSpec(
+    (
+        RecordMetric(
+            name=SUCCESS,
+            description="success rate (SR): share of episodes whose goal the agent met within the step limit",
+            unit="episode",
+            value=_scored(SUCCESS),
+        ),
+        RecordMetric(
+            name="spl",
+            description="success weighted by path length against the oracle's (the paper's primary metric)",
+            unit="episode",
+            value=_scored("spl"),
+        ),
+    )
+)
+"""The household metrics, each a mean over episodes of one number per episode. Add a metric here."""
 
 
 def spl(success: bool, steps: int, oracle_steps: int | None, max_steps: int = MAX_STEPS) -> float:
@@ -44,7 +74,8 @@ def spl(success: bool, steps: int, oracle_steps: int | None, max_steps: int = MA
     return float(reference / max(steps, reference))
 
 
-def _groups(record: Record) -> list[str]:
+def groups_of(record: Record) -> list[str]:
+    """Every group a household record belongs to (the report and the comparison use the same)."""
     keys = record.keys
     split, kind, amb = keys["split"], keys["task_type"], keys["ambiguous"]
     label = TYPE_LABELS.get(kind, kind)
@@ -74,8 +105,10 @@ def group_order(names: set[str]) -> list[str]:
     return [g for g in order if g in names] + sorted(names - set(order))
 
 
-def household_metrics(records: Sequence[Record], *, resamples: int = 10_000, seed: int = 0) -> list[MetricRow]:
-    """Status rows, then success and SPL (with intervals) for every group present in `records`."""
+def household_metrics(
+    records: Sequence[Record], *, resamples: int = 10_000, seed: int = 0, spec: MetricSpec = SPEC
+) -> list[MetricRow]:
+    """Status rows, then the metrics of `spec` (with intervals) for every group present in `records`."""
     for record in records:
         missing = [key for key in _REQUIRED if key not in record.keys]
         if missing:
@@ -83,49 +116,50 @@ def household_metrics(records: Sequence[Record], *, resamples: int = 10_000, see
     scored = sorted((r for r in records if r.status.scored), key=lambda r: r.episode_id)
     members: dict[str, list[Record]] = {}
     for record in scored:
-        for group in _groups(record):
+        for group in groups_of(record):
             members.setdefault(group, []).append(record)
     rows = status_rows(records)
+    metrics = spec.of_kind(RecordMetric)
     for group in group_order(set(members)):
-        rows.extend(_group_rows(group, members[group], resamples, seed))
+        rows.extend(_group_rows(group, members[group], resamples, seed, metrics))
     return rows
 
 
-def _values(records: Sequence[Record]) -> tuple[np.ndarray, np.ndarray]:
-    success = np.array([float(r.scores.get("success", 0.0)) if r.status is Status.OK else 0.0 for r in records])
-    spls = np.array([float(r.scores.get("spl", 0.0)) if r.status is Status.OK else 0.0 for r in records])
-    return success, spls
+def values_table(records: Sequence[Record], metrics: Sequence[RecordMetric]) -> np.ndarray:
+    """One row per record, one column per metric."""
+    return np.array([[metric.value(r) for metric in metrics] for r in records], dtype=float).reshape(
+        len(records), len(metrics)
+    )
 
 
-def _group_rows(group: str, records: Sequence[Record], resamples: int, seed: int) -> list[MetricRow]:
-    success, spls = _values(records)
+def _group_rows(
+    group: str, records: Sequence[Record], resamples: int, seed: int, metrics: Sequence[RecordMetric]
+) -> list[MetricRow]:
+    num = values_table(records, metrics)
     n = len(records)
-    num = np.stack([success, spls], axis=1)
     intervals = cluster_bootstrap_ratios(
         num, np.ones_like(num), resamples=resamples, rng=derive_rng(seed, "bootstrap", "household", group)
     )
-    k = round(float(success.sum()))
-    wilson = wilson_interval(k, n)
-    common = {"group": group, "n": n, "unit": "episode", "ci_method": CI_METHOD}
-    return [
-        MetricRow(
-            metric="success",
-            value=k / n,
-            ci_low=_finite(intervals[0][0]),
-            ci_high=_finite(intervals[0][1]),
-            k=k,
-            wilson_low=_finite(wilson[0]),
-            wilson_high=_finite(wilson[1]),
-            **common,  # type: ignore[arg-type]
-        ),
-        MetricRow(
-            metric="spl",
-            value=float(spls.mean()),
-            ci_low=_finite(intervals[1][0]),
-            ci_high=_finite(intervals[1][1]),
-            **common,  # type: ignore[arg-type]
-        ),
-    ]
+    rows = []
+    for j, metric in enumerate(metrics):
+        counted: dict[str, object] = {"value": float(num[:, j].mean())}
+        if metric.name == SUCCESS:
+            k = round(float(num[:, j].sum()))
+            wilson = wilson_interval(k, n)
+            counted = {"value": k / n, "k": k, "wilson_low": _finite(wilson[0]), "wilson_high": _finite(wilson[1])}
+        rows.append(
+            MetricRow(
+                metric=metric.name,
+                group=group,
+                ci_low=_finite(intervals[j][0]),
+                ci_high=_finite(intervals[j][1]),
+                n=n,
+                unit=metric.unit,
+                ci_method=CI_METHOD,
+                **counted,  # type: ignore[arg-type]
+            )
+        )
+    return rows
 
 
 def _finite(value: float) -> float | None:

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from heedful.metrics.groups import group_name
 from heedful.metrics.household_errors import ErrorMode, classify, failed, harness_failure
 from heedful.metrics.rows import MetricRow
+from heedful.metrics.spec import Metric, MetricSpec
 from heedful.metrics.stats import wilson_interval
 from heedful.records import Record
 
@@ -28,7 +29,37 @@ FAILED = "failed"
 HARNESS = "harness_failure"
 STRATEGY = "error_strategy"
 MODE_METRIC = {mode: f"error_{mode.value}" for mode in ErrorMode}
-ERROR_METRICS = frozenset([FAILED, HARNESS, STRATEGY, *MODE_METRIC.values()])
+ERROR_SPEC = MetricSpec(
+    (
+        Metric(FAILED, "failed scored episodes (Table 8's denominator), k of the scored episodes", "episode", False),
+        *(
+            Metric(
+                MODE_METRIC[mode],
+                f"failed episodes whose error mode is {mode.value} (Table 8), k of the failed",
+                "episode",
+                compared=False,
+                higher_is_better=False,
+            )
+            for mode in ErrorMode
+        ),
+        Metric(
+            STRATEGY,
+            "failed episodes with a strategy error (object, room or human), k of the failed",
+            "episode",
+            compared=False,
+            higher_is_better=False,
+        ),
+        Metric(
+            HARNESS,
+            "interface errors, timeouts and crashes (not the agent's errors), k of the records",
+            "record",
+            compared=False,
+            higher_is_better=False,
+        ),
+    )
+)
+"""The rows `error_rows` makes: declared here, computed below (not a per-episode mean)."""
+ERROR_METRICS = frozenset(ERROR_SPEC.names)
 CI_METHOD = "Wilson only"
 _STRATEGY_KINDS = (ErrorMode.STRATEGY_OBJECT, ErrorMode.STRATEGY_ROOM, ErrorMode.STRATEGY_HUMAN)
 _LAYOUT = (

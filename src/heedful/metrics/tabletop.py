@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -21,11 +21,55 @@ from heedful.metrics.compare import ComparisonRow, matched_scored
 from heedful.metrics.groups import ALL, group_name
 from heedful.metrics.paired import mcnemar_count_row, paired_mean_rows
 from heedful.metrics.rows import MetricRow, status_rows
+from heedful.metrics.spec import Metric, MetricSpec, RecordMetric
 from heedful.metrics.stats import cluster_bootstrap_ratios
 from heedful.records import Record
 from heedful.seeding import derive_rng
 
-METRICS = ("intent", "execution", "intent_full", "execution_full", "complete")
+
+def _score(name: str) -> Callable[[Record], float]:
+    def value(record: Record) -> float:
+        return float(record.scores.get(name, 0.0))
+
+    return value
+
+
+SPEC = MetricSpec(
+    (
+        RecordMetric(
+            name="intent",
+            description="stage-weighted share of the task the robot showed it understood (RoboFollow's Intent)",
+            unit="task",
+            value=_score("intent"),
+        ),
+        RecordMetric(
+            name="execution",
+            description="stage-weighted share of the task physically achieved (RoboFollow's Execution)",
+            unit="task",
+            value=_score("execution"),
+        ),
+        RecordMetric(
+            name="intent_full",
+            description="share of trials with every stage's intent earned",
+            unit="task",
+            value=_score("intent_full"),
+        ),
+        RecordMetric(
+            name="execution_full",
+            description="share of trials with every stage executed",
+            unit="task",
+            value=_score("execution_full"),
+        ),
+        RecordMetric(
+            name="complete",
+            description="share of trials that completed the instructed task",
+            unit="task",
+            value=_score("complete"),
+        ),
+    )
+)
+"""The tabletop metrics: each a task-macro mean of one number per trial. Add a metric here."""
+METRICS = SPEC.names
 LABELS = {
     "intent": "mean intent",
     "execution": "mean execution",
@@ -47,26 +91,29 @@ CI_METHOD = "task bootstrap"
 _REQUIRED = ("task", "scene", "level")
 
 
-def task_means(records: Sequence[Record]) -> dict[str, tuple[str, str, np.ndarray]]:
-    """task -> (scene, level, mean of each metric over the task's scored trials)."""
+def task_means(records: Sequence[Record], spec: MetricSpec = SPEC) -> dict[str, tuple[str, str, np.ndarray]]:
+    """task -> (scene, level, mean of each metric of `spec` over the task's scored trials)."""
+    metrics = spec.of_kind(RecordMetric)
     trials: dict[str, list[Record]] = defaultdict(list)
     for r in records:
         if r.status.scored:
             trials[r.keys["task"]].append(r)
     out = {}
     for task, rs in sorted(trials.items()):
-        values = np.array([[float(r.scores.get(m, 0.0)) for m in METRICS] for r in rs])
+        values = np.array([[metric.value(r) for metric in metrics] for r in rs])
         out[task] = (rs[0].keys["scene"], rs[0].keys["level"], values.mean(axis=0))
     return out
 
 
-def tabletop_metrics(records: Sequence[Record], *, resamples: int = 10_000, seed: int = 0) -> list[MetricRow]:
-    """Status rows, then the five metrics for every scene x level, every level (all tasks) and all tasks."""
+def tabletop_metrics(
+    records: Sequence[Record], *, resamples: int = 10_000, seed: int = 0, spec: MetricSpec = SPEC
+) -> list[MetricRow]:
+    """Status rows, then the metrics of `spec` for every scene x level, every level (all tasks) and all tasks."""
     for record in records:
         missing = [k for k in _REQUIRED if k not in record.keys]
         if missing:
             raise RunError(f"record {record.episode_id!r} lacks the tabletop keys {missing}; use a tabletop run")
-    means = task_means(records)
+    means = task_means(records, spec)
     groups: dict[str, list[np.ndarray]] = defaultdict(list)
     for scene, level, values in means.values():
         for group in (group_name(scene, level), group_name(level), ALL):
@@ -74,27 +121,29 @@ def tabletop_metrics(records: Sequence[Record], *, resamples: int = 10_000, seed
     order = [group_name(s, lv) for s in SCENES for lv in LEVELS] + list(LEVELS) + [ALL]
     rows = status_rows(records, unit="trial")
     for group in [g for g in order if g in groups] + sorted(set(groups) - set(order)):
-        rows += _group_rows(group, np.array(groups[group]), resamples, seed)
+        rows += _group_rows(group, np.array(groups[group]), resamples, seed, spec.of_kind(RecordMetric))
     return rows
 
 
-def _group_rows(group: str, values: np.ndarray, resamples: int, seed: int) -> list[MetricRow]:
+def _group_rows(
+    group: str, values: np.ndarray, resamples: int, seed: int, metrics: Sequence[Metric]
+) -> list[MetricRow]:
     intervals = cluster_bootstrap_ratios(
         values, np.ones_like(values), resamples=resamples, rng=derive_rng(seed, "bootstrap", "tabletop", group)
     )
     n = values.shape[0]
     return [
         MetricRow(
-            metric=metric,
+            metric=metric.name,
             group=group,
             value=float(values[:, j].mean()),
             ci_low=_finite(intervals[j][0]),
             ci_high=_finite(intervals[j][1]),
             n=n,
-            unit="task",
+            unit=metric.unit,
             ci_method=CI_METHOD,
         )
-        for j, metric in enumerate(METRICS)
+        for j, metric in enumerate(metrics)
     ]
 
 
@@ -134,12 +183,19 @@ def table1(rows: Sequence[MetricRow]) -> str:
 
 
 def compare_tabletop_runs(
-    records_a: Sequence[Record], records_b: Sequence[Record], *, resamples: int = 10_000, seed: int = 0
+    records_a: Sequence[Record],
+    records_b: Sequence[Record],
+    *,
+    resamples: int = 10_000,
+    seed: int = 0,
+    spec: MetricSpec = SPEC,
 ) -> list[ComparisonRow]:
     """Paired comparison of two runs on the same trials: each metric's task-macro difference (A - B) with a
     paired bootstrap over tasks, and an exact McNemar test on trial completion, per scene x level and overall."""
     a, b = matched_scored(records_a, records_b)
-    means_a, means_b = task_means(a), task_means(b)
+    compared = MetricSpec(spec.compared())
+    names = [metric.name for metric in compared.of_kind(RecordMetric)]
+    means_a, means_b = task_means(a, compared), task_means(b, compared)
     members: dict[str, list[str]] = defaultdict(list)
     for task, (scene, level, _) in means_a.items():
         for group in (ALL, group_name(level), group_name(scene, level)):
@@ -150,7 +206,7 @@ def compare_tabletop_runs(
         vb = np.array([means_b[t][2] for t in members[group]])
         rng = derive_rng(seed, "tabletop-compare", group)
         rows += paired_mean_rows(
-            METRICS, group, va, vb, resamples=resamples, rng=rng, unit="task", ci_method="paired task bootstrap"
+            names, group, va, vb, resamples=resamples, rng=rng, unit="task", ci_method="paired task bootstrap"
         )
         tasks = set(members[group])
         pairs = [(ra, rb) for ra, rb in zip(a, b, strict=True) if ra.keys["task"] in tasks]

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from heedful.errors import ConfigError
 from heedful.metrics.rows import MetricRow
+from heedful.metrics.spec import MetricSpec
 from heedful.records import Record, Status
 from heedful.suites.options import RunOptions, validate
 
@@ -121,6 +122,12 @@ class Suite(Protocol):
         """Compute the suite's metrics with uncertainty from records alone."""
         ...
 
+    @property
+    def metric_spec(self) -> MetricSpec:
+        """The metrics `report` computes per group and `compare` pairs (heedful.metrics.spec); `heedful report`
+        rejects a row of a metric it does not declare. Empty (the `SuiteBase` default): not declared, unchecked."""
+        ...
+
     # The hooks below (and dataset_hash, render_report, render_comparison, check_options above) have defaults in
     # `SuiteBase`: a suite that inherits it overrides only what it needs.
 
@@ -163,6 +170,10 @@ class SuiteBase:
     splits: tuple[str, ...] = ("all",)
     agent_kinds: tuple[str, ...] = ("decision", "planner", "controller")
     check_config: dict[str, Any] = {}  # noqa: RUF012 - read only (heedful.conformance copies it)
+
+    @property
+    def metric_spec(self) -> MetricSpec:
+        return MetricSpec()
 
     def check_options(self, options: dict[str, Any]) -> None:
         validate(self.name, self.run_options, options)

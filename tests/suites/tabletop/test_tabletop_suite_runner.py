@@ -50,6 +50,7 @@ def test_trials_follow_robofollows_seed_rule_round_by_round() -> None:
         ({"levels": ["L0"]}, "no run option 'levels'"),
         ({"level": ["L5"]}, "unknown level"),
         ({"scene": [5]}, "unknown scene"),
+        ({"scene": [True]}, "unknown scene True"),  # True == 1 in Python: not scene 1
         ({"trials": 0}, "positive integer"),
     ],
 )

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from heedful.metrics.rows import MetricRow
+from heedful.metrics.spec import MetricSpec
 from heedful.records import Record, Status
 from heedful.replies import as_reply
 from heedful.suites.base import RolloutContext, SuiteBase
@@ -77,8 +78,8 @@ class DecisionsSuite(SuiteBase):
         return conditions.select_for_run(episodes, options)
 
     def run_label(self, options: dict[str, Any]) -> str:
-        """The report title's part naming the condition, e.g. " | condition visual (visual subset)"."""
-        return conditions.condition_label(options)
+        """The report title's part naming masking and the condition, e.g. " | condition visual (visual subset)"."""
+        return (" (masked instructions)" if options.get("mask") else "") + conditions.condition_label(options)
 
     def run_tag(self, options: dict[str, Any]) -> str:
         """ "-masked" and "-visual" in the default run directory's name."""
@@ -125,6 +126,12 @@ class DecisionsSuite(SuiteBase):
 
     def failure_record(self, episode: DecisionEpisode, context: RolloutContext, status: Status, error: str) -> Record:
         return self._record(episode, context, status=status, error=error)
+
+    @property
+    def metric_spec(self) -> MetricSpec:
+        from heedful.metrics.decisions import SPEC
+
+        return SPEC
 
     def compare(
         self, records_a: Sequence[Record], records_b: Sequence[Record], *, resamples: int, seed: int

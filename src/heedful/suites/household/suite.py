@@ -8,6 +8,7 @@ from typing import Any
 
 from heedful.errors import ConfigError
 from heedful.metrics.rows import MetricRow
+from heedful.metrics.spec import MetricSpec
 from heedful.records import Record, Status
 from heedful.suites.base import RolloutContext, SuiteBase
 from heedful.suites.household import dataset, perception
@@ -118,6 +119,14 @@ class HouseholdSuite(SuiteBase):
 
     def failure_record(self, episode: HouseholdEpisode, context: RolloutContext, status: Status, error: str) -> Record:
         return self._record(episode, context, status=status, error=error)
+
+    @property
+    def metric_spec(self) -> MetricSpec:
+        """Success and SPL per group, and the Table 8 error-mode rows."""
+        from heedful.metrics.household import SPEC
+        from heedful.metrics.household_error_table import ERROR_SPEC
+
+        return SPEC + ERROR_SPEC
 
     def compare(
         self, records_a: Sequence[Record], records_b: Sequence[Record], *, resamples: int, seed: int

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, StrictInt
+from pydantic import BeforeValidator, Field, StrictInt
 
 from heedful.suites.options import RunOptions, cli_flag
 from heedful.suites.tabletop.model import Level
@@ -12,13 +12,21 @@ from heedful.suites.tabletop.perturb import TRIALS
 from heedful.suites.tabletop.rollout import MAX_CALLS
 
 
+def _not_a_switch(value: Any) -> Any:
+    # True == 1 in Python: a Literal[1, ...] field would take a boolean for scene 1
+    if isinstance(value, bool):
+        raise ValueError("a scene is 1, 2, 3 or 4, not a boolean")
+    return value
+
+
+Scene = Annotated[Literal[1, 2, 3, 4], BeforeValidator(_not_a_switch)]
+
+
 class TabletopRunOptions(RunOptions):
     """Which tasks a tabletop run covers, how often, and what it writes besides records."""
 
     level: list[Level] | Level | None = Field(None, description="run this level only (repeatable; default all)")
-    scene: list[Literal[1, 2, 3, 4]] | Literal[1, 2, 3, 4] | None = Field(
-        None, description="run this scene only (repeatable; default all)"
-    )
+    scene: list[Scene] | Scene | None = Field(None, description="run this scene only (repeatable; default all)")
     trials: StrictInt = Field(TRIALS, ge=1, description="trials per task (RoboFollow's protocol)")
     video_dir: str | None = Field(
         None,

@@ -16,6 +16,7 @@ from typing import Any
 
 from heedful.errors import ConfigError, DatasetError
 from heedful.metrics.rows import MetricRow
+from heedful.metrics.spec import MetricSpec
 from heedful.payloads.tabletop import TrialPayload
 from heedful.records import Record, Status
 from heedful.suites.base import RolloutContext, SuiteBase
@@ -98,7 +99,7 @@ class TabletopSuite(SuiteBase):
             if level not in LEVELS:
                 raise ConfigError(f"unknown level {level!r}; choose among {', '.join(LEVELS)}")
         for scene in _as_list(options.get("scene", [])):
-            if scene not in SCENES:
+            if isinstance(scene, bool) or scene not in SCENES:
                 raise ConfigError(f"unknown scene {scene!r}; choose among 1, 2, 3, 4")
         for name, default in (("trials", TRIALS), ("max_calls", MAX_CALLS)):
             value = options.get(name, default)
@@ -182,6 +183,12 @@ class TabletopSuite(SuiteBase):
         from heedful.report.render import render_metric_table
 
         return f"{render_metric_table(rows, title=title)}\n\n{table1(rows)}"
+
+    @property
+    def metric_spec(self) -> MetricSpec:
+        from heedful.metrics.tabletop import SPEC
+
+        return SPEC
 
     def compare(
         self, records_a: Sequence[Record], records_b: Sequence[Record], *, resamples: int, seed: int
