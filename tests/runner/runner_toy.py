@@ -213,4 +213,6 @@ def main() -> None:
     SUITES.register(SUITE_NAME, SUITE_TARGET)
     AGENTS.register(AGENT_NAME, AGENT_TARGET)
     spec = RunSpec.model_validate_json(spec_json)
+    start_at = float(os.environ.get("HEEDFUL_TOY_START_AT") or 0)
+    time.sleep(max(0.0, start_at - time.time()))  # a start barrier, so that two processes really race
     run(spec, make_episodes(int(n)), Path(run_dir), workers=int(workers), progress=False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
@@ -61,6 +62,11 @@ class RunManifest(BaseModel):
     wall_time_s: float = Field(default=0.0, description="Wall time summed over every session of the run.")
     sessions: int = Field(default=1, description="How many times the run was started or resumed.")
     workers: int = Field(default=1, description="Worker processes of the last session.")
+    run_identity: str | None = Field(
+        default=None,
+        description="Short hash of what decides the results (suite, dataset, agent and its arguments, options, seed); "
+        "every record the run stores carries it (None in runs made before it was recorded).",
+    )
 
 
 def utc_now() -> str:
@@ -99,7 +105,17 @@ def git_state(package_dir: Path | None = None) -> tuple[str | None, bool | None]
     return revision, (None if status is None else bool(status))
 
 
-def new_manifest(spec: RunSpec, agent: dict[str, Any], workers: int) -> RunManifest:
+def run_identity(spec: RunSpec, session_args: frozenset[str] = frozenset()) -> str:
+    """Short hash of the spec without what a resume may change (`limit` and the agent's session arguments)."""
+    fields = spec.model_dump(mode="json", exclude={"limit"})
+    fields["agent_args"] = {k: v for k, v in fields["agent_args"].items() if k not in session_args}
+    text = json.dumps(fields, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def new_manifest(
+    spec: RunSpec, agent: dict[str, Any], workers: int, session_args: frozenset[str] = frozenset()
+) -> RunManifest:
     """A manifest for a run that starts now, with this interpreter's and checkout's facts."""
     revision, dirty = git_state()
     return RunManifest(
@@ -112,6 +128,7 @@ def new_manifest(spec: RunSpec, agent: dict[str, Any], workers: int) -> RunManif
         started_at=utc_now(),
         agent=agent,
         workers=workers,
+        run_identity=run_identity(spec, session_args),
     )
 
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import importlib
+import signal
 import sys
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -15,6 +18,7 @@ from heedful.capabilities import capabilities
 from heedful.errors import BudgetExceededError, ConfigError, DatasetError, RunError
 from heedful.records import Status
 from heedful.runner.backends import Work, execute
+from heedful.runner.lock import LOCK_NAME, RunLock
 from heedful.runner.manifest import (
     MANIFEST_NAME,
     RunManifest,
@@ -22,11 +26,12 @@ from heedful.runner.manifest import (
     RunState,
     new_manifest,
     read_manifest,
+    run_identity,
     spec_differences,
     utc_now,
     write_manifest,
 )
-from heedful.runner.store import RunStore
+from heedful.runner.store import RECORDS_NAME, RunStore
 from heedful.suites.base import Suite
 from heedful.suites.registry import get_suite
 
@@ -112,8 +117,10 @@ def run(
                 "(use --concurrency N to keep several requests in flight)"
             )
         _check_training(agent, _training(suite, agent, episodes if train is None else train), episodes)
-        manifest = _open_manifest(spec, run_dir, resume, declared.description(), workers, declared.session_args)
-        return _run_session(spec, suite, agent, episodes, train, run_dir, manifest, workers, progress, retry_failed)
+        _make_run_dir(run_dir)
+        with RunLock(run_dir), _sigterm_as_interrupt():
+            manifest = _open_manifest(spec, run_dir, resume, declared.description(), workers, declared.session_args)
+            return _run_session(spec, suite, agent, episodes, train, run_dir, manifest, workers, progress, retry_failed)
     finally:
         close = capabilities(agent).close
         if close is not None:
@@ -134,11 +141,13 @@ def _run_session(
 ) -> RunResult:
     started = time.monotonic()
     with RunStore(run_dir) as store:
+        store.check_producer(manifest.run_identity)  # a resume never extends a run that mixes two
         try:
             todo = _todo(spec, episodes, store, retry_failed)
             _charge_previous_usage(agent, store)
             fit_on = _training(suite, agent, episodes if train is None else train)
-            newly_run = _execute(Work(spec, suite, agent, fit_on, todo), workers, store, progress)
+            work = Work(spec, suite, agent, fit_on, todo)
+            newly_run = _execute(work, workers, store, progress, manifest.run_identity)
         except BudgetExceededError as exc:
             _finish_after_error(exc, run_dir, manifest, store, "stopped", started, reason=str(exc))
             raise
@@ -201,24 +210,55 @@ def _limit_key(limit: int | None) -> float:
 def _open_manifest(
     spec: RunSpec, run_dir: Path, resume: bool, agent: dict[str, Any], workers: int, session_args: frozenset[str]
 ) -> RunManifest:
-    """Create the run directory's manifest, or reopen the stored one for a resume."""
-    if run_dir.exists() and not run_dir.is_dir():
-        raise RunError(f"run directory {run_dir} is a file; choose another --out")
+    """Create the run directory's manifest, or reopen the stored one for a resume (the caller holds the lock)."""
     if (run_dir / MANIFEST_NAME).exists():
         if not resume:
             raise RunError(
                 f"run directory {run_dir} already holds a run; pass --resume to continue it or choose another --out"
             )
         return _resumed_manifest(read_manifest(run_dir), spec, run_dir, agent, workers, session_args)
-    if not resume and run_dir.is_dir() and any(run_dir.iterdir()):
+    if (run_dir / RECORDS_NAME).exists():
+        # never adopt records without the manifest that says which agent and options produced them
+        raise RunError(
+            f"run directory {run_dir} holds records ({RECORDS_NAME}) but no {MANIFEST_NAME}, so nothing says which "
+            "agent and options produced them; heedful will not adopt them: run again into a new --out "
+            f"(the records stay in {run_dir / RECORDS_NAME})"
+        )
+    others = [p for p in run_dir.iterdir() if p.name != LOCK_NAME]
+    if not resume and others:
         raise RunError(
             f"run directory {run_dir} is not empty but holds no run; choose another --out "
             "(or pass --resume to start a run in it anyway)"
         )
-    run_dir.mkdir(parents=True, exist_ok=True)
-    manifest = new_manifest(spec, agent, workers)
+    manifest = new_manifest(spec, agent, workers, session_args)
     write_manifest(run_dir, manifest)
     return manifest
+
+
+def _make_run_dir(run_dir: Path) -> None:
+    if run_dir.exists() and not run_dir.is_dir():
+        raise RunError(f"run directory {run_dir} is a file; choose another --out")
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise RunError(f"cannot create run directory {run_dir}: {err.strerror}; choose another --out") from err
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM (a scheduler's cancel, `kill`) stops the run like Ctrl-C: records kept, manifest `interrupted`."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers can only be set from the main thread
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _without_session_args(spec: RunSpec, session_args: frozenset[str]) -> RunSpec:
@@ -258,6 +298,7 @@ def _resumed_manifest(
         )
     manifest = stored.model_copy(
         update={
+            "run_identity": stored.run_identity or run_identity(stored.spec, session_args),
             "spec": spec,
             "state": "running",
             "stop_reason": None,
@@ -285,14 +326,15 @@ def _progress_bar(total: int, enabled: bool, desc: str) -> _Bar:
     return bar
 
 
-def _execute(work: Work, workers: int, store: RunStore, progress: bool) -> int:
-    """Run the work, committing each batch of records as it arrives; return how many were run."""
+def _execute(work: Work, workers: int, store: RunStore, progress: bool, producer: str | None) -> int:
+    """Run the work, committing each batch of records (marked with the run's identity) as it arrives; return how
+    many were run."""
     bar = _progress_bar(len(work.todo), progress, work.spec.suite)
     batches = execute(work, workers)
     newly_run = failed = 0
     try:
         for batch in batches:
-            store.put_many(batch)
+            store.put_many(batch, producer)
             newly_run += len(batch)
             failed += sum(not record.status.scored for record in batch)
             if failed:

@@ -24,9 +24,11 @@ CREATE TABLE IF NOT EXISTS records (
     episode_id TEXT PRIMARY KEY,
     idx INTEGER NOT NULL,
     status TEXT NOT NULL,
-    body TEXT NOT NULL
+    body TEXT NOT NULL,
+    producer TEXT
 )
 """
+PRODUCER_COLUMN = "ALTER TABLE records ADD COLUMN producer TEXT"  # stores made before records named their run
 
 
 class RunStore:
@@ -43,19 +45,41 @@ class RunStore:
             self._conn.execute("PRAGMA synchronous=NORMAL")
             with self._conn:
                 self._conn.execute(_SCHEMA)
+                columns = {row[1] for row in self._conn.execute("PRAGMA table_info(records)")}
+                if "producer" not in columns:
+                    self._conn.execute(PRODUCER_COLUMN)
         except sqlite3.Error as err:
             raise RunError(f"cannot open the record store {self.path}: {err}") from err
 
-    def put(self, record: Record) -> None:
+    def put(self, record: Record, producer: str | None = None) -> None:
         """Store `record` and commit, replacing any earlier record of the same episode."""
-        self.put_many([record])
+        self.put_many([record], producer)
 
-    def put_many(self, records: Iterable[Record]) -> None:
-        """Store `records` in one transaction (all or none survive a crash)."""
-        rows = [(r.episode_id, r.index, r.status.value, r.model_dump_json()) for r in records]
+    def put_many(self, records: Iterable[Record], producer: str | None = None) -> None:
+        """Store `records` in one transaction (all or none survive a crash), each marked with the run identity
+        of the run that produced it (`RunManifest.run_identity`)."""
+        rows = [(r.episode_id, r.index, r.status.value, r.model_dump_json(), producer) for r in records]
         with self._conn:
             self._conn.executemany(
-                "INSERT OR REPLACE INTO records (episode_id, idx, status, body) VALUES (?, ?, ?, ?)", rows
+                "INSERT OR REPLACE INTO records (episode_id, idx, status, body, producer) VALUES (?, ?, ?, ?, ?)",
+                rows,
+            )
+
+    def producers(self) -> dict[str | None, int]:
+        """How many stored records each run identity produced (None: a record stored before identities)."""
+        rows = self._conn.execute("SELECT producer, COUNT(*) FROM records GROUP BY producer ORDER BY producer")
+        return {producer: count for producer, count in rows}
+
+    def check_producer(self, identity: str | None) -> None:
+        """Raise RunError when a stored record was produced by a run other than `identity`."""
+        if identity is None:
+            return
+        foreign = {p: n for p, n in self.producers().items() if p is not None and p != identity}
+        if foreign:
+            counts = ", ".join(f"{n} by run {p}" for p, n in foreign.items())
+            raise RunError(
+                f"{self.path.parent} mixes records of different runs ({counts}; its manifest is run {identity}): "
+                "its numbers would describe no single agent; run again into a new --out"
             )
 
     def records(self) -> list[Record]:
@@ -101,11 +125,12 @@ def load_run(run_dir: Path) -> tuple[RunManifest, list[Record]]:
     """Read a run directory: its manifest and its records sorted by index.
 
     Raises:
-        RunError: `run_dir` holds no (valid) manifest.
+        RunError: `run_dir` holds no (valid) manifest, or records another run produced.
     """
     run_dir = Path(run_dir)
     manifest = read_manifest(run_dir)
     if not (run_dir / RECORDS_NAME).is_file():
         return manifest, []
     with RunStore(run_dir) as store:
+        store.check_producer(manifest.run_identity)
         return manifest, store.records()
