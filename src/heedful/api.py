@@ -18,10 +18,13 @@ from heedful.metrics.rows import MetricRow
 from heedful.records import Record
 
 
-def load_or_generate(suite: Any, dataset: Path | None, seed: int, progress: bool = False) -> tuple[list[Any], str]:
-    """The suite's episodes from `dataset`, or generated in memory from `seed`; plus where they came from."""
+def load_or_generate(
+    suite: Any, dataset: Path | None, seed: int, progress: bool = False, *, verify: bool = True
+) -> tuple[list[Any], str]:
+    """The suite's episodes from `dataset` (its content hash checked unless `verify` is False), or generated in
+    memory from `seed`; plus where they came from."""
     if dataset is not None:
-        return list(suite.load_dataset(Path(dataset))), str(dataset)
+        return list(suite.load_dataset(Path(dataset), verify=verify)), str(dataset)
     return list(suite.generate(seed)), f"generated:seed={seed}"
 
 
@@ -49,8 +52,10 @@ def evaluate(
     workers: int = 1,
     resume: bool = False,
     progress: bool = True,
+    verify: bool = True,
 ) -> Any:
-    """Evaluate `agent` on `suite` into the run directory `out` (see `heedful run --help`)."""
+    """Evaluate `agent` on `suite` into the run directory `out` (see `heedful run --help`); `verify=False` loads a
+    dataset whose files no longer match their recorded content hash (a deliberate edit)."""
     from heedful.agents.registry import agent_class
     from heedful.runner import RunSpec, run
     from heedful.suites.registry import get_suite
@@ -69,7 +74,7 @@ def evaluate(
     check_agent_inputs(agent_cls, agent, dict(agent_args or {}), suite_obj.required_inputs(options))
     if limit is not None and limit < 1:
         raise ConfigError(f"--limit must be at least 1, got {limit}")
-    episodes, source = load_or_generate(suite_obj, dataset, seed)
+    episodes, source = load_or_generate(suite_obj, dataset, seed, verify=verify)
     chosen = select(suite_obj, episodes, split)
     chosen = suite_obj.episodes_for_run(chosen, options)  # tabletop: the trials of the chosen tasks
     if not chosen:

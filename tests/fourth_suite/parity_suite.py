@@ -62,8 +62,8 @@ class ParitySuite(SuiteBase):
             )
         return episodes
 
-    def load_dataset(self, path: Path) -> list[ParityEpisode]:
-        return read_episodes(path, ParityEpisode, suite=self.name)
+    def load_dataset(self, path: Path, *, verify: bool = True) -> list[ParityEpisode]:
+        return read_episodes(path, ParityEpisode, suite=self.name, verify=verify)
 
     def save_dataset(self, episodes: Sequence[Any], out: Path, meta: dict[str, Any]) -> dict[str, Any]:
         return write_dataset(episodes, out, dataset_format=self.version, meta=meta, counts={"instances": len(episodes)})

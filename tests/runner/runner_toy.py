@@ -77,7 +77,7 @@ class ToySuite(SuiteBase):
     def generate(self, seed: int, config: dict[str, Any] | None = None) -> list[ToyEpisode]:
         return make_episodes(int((config or {}).get("n", 24)))
 
-    def load_dataset(self, path: Path) -> list[ToyEpisode]:
+    def load_dataset(self, path: Path, *, verify: bool = True) -> list[ToyEpisode]:
         raise NotImplementedError
 
     def save_dataset(self, episodes: Sequence[Any], out: Path, meta: dict[str, Any]) -> dict[str, Any]:

@@ -38,7 +38,12 @@ def add_generate(sub: Any, formatter: Any) -> None:
     )
     suite_arg(p)
     p.add_argument("--seed", type=int, default=0, help="generation seed")
-    p.add_argument("--out", type=Path, required=True, help="output directory")
+    p.add_argument("--out", type=Path, required=True, help="output directory (must be empty or new)")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace a non-empty --out (runs made on the old dataset can then no longer resume)",
+    )
     p.add_argument(
         "--set",
         dest="config",
@@ -59,6 +64,7 @@ def add_generate(sub: Any, formatter: Any) -> None:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
+    from heedful.staging import staged_directory
     from heedful.suites.registry import get_suite
 
     suite = get_suite(args.suite)
@@ -67,18 +73,19 @@ def cmd_generate(args: argparse.Namespace) -> int:
         from heedful.api import image_renderer
 
         render = image_renderer(suite, size=args.image_size)  # checks before generating anything
-    progress = LazyProgress(not args.no_progress, "anchor", f"generate {args.suite}")
-    try:
-        episodes = suite.generate(args.seed, config, progress=progress)
-    finally:
-        progress.close()
-    if args.images:
-        bar = LazyProgress(not args.no_progress, "image", f"render {args.suite}")
+    with staged_directory(args.out, force=args.force) as staging:  # all files or none, nothing half-written
+        progress = LazyProgress(not args.no_progress, "anchor", f"generate {args.suite}")
         try:
-            episodes = render(episodes, args.out, progress=bar)
+            episodes = suite.generate(args.seed, config, progress=progress)
         finally:
-            bar.close()
-    summary = suite.save_dataset(episodes, args.out, {"seed": args.seed, "config": config})
+            progress.close()
+        if args.images:
+            bar = LazyProgress(not args.no_progress, "image", f"render {args.suite}")
+            try:
+                episodes = render(episodes, staging, progress=bar)
+            finally:
+                bar.close()
+        summary = suite.save_dataset(episodes, staging, {"seed": args.seed, "config": config})
     counts = summary["counts"]
     groups = f" in {counts['families']} families" if "families" in counts else ""
     print(f"wrote {counts['instances']} episodes{groups} to {args.out}")
@@ -182,6 +189,12 @@ def add_run_arguments(p: Any) -> None:
     p.add_argument("--agent", required=True, help="agent name (`heedful list SUITE` says what each does)")
     p.add_argument("--agent-arg", action="append", metavar="KEY=VALUE", help="agent keyword argument (repeatable)")
     p.add_argument("--dataset", type=Path, help="dataset directory from `heedful generate` or your own")
+    p.add_argument(
+        "--no-verify",
+        action="store_true",
+        help="load a --dataset whose episodes.jsonl no longer matches the content hash in its dataset.json "
+        "(a deliberate edit; every episode is still validated, and the run records the new hash)",
+    )
     p.add_argument("--seed", type=int, default=0, help="run seed (and generation seed without --dataset)")
     p.add_argument(
         "--limit",
@@ -220,6 +233,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             workers=args.workers,
             resume=args.resume,
             progress=not args.no_progress,
+            verify=not args.no_verify,
         )
     except BudgetExceededError as exc:
         print(f"heedful: run {out} stopped: {exc}", file=sys.stderr)

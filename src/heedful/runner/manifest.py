@@ -105,9 +105,14 @@ def git_state(package_dir: Path | None = None) -> tuple[str | None, bool | None]
     return revision, (None if status is None else bool(status))
 
 
+RESUMABLE_FIELDS = frozenset({"limit", "dataset_source"})
+"""Spec fields a resume may change: the limit may grow, and the dataset may be named by another path (or be
+generated again) as long as its content hash, which is compared, is the same."""
+
+
 def run_identity(spec: RunSpec, session_args: frozenset[str] = frozenset()) -> str:
-    """Short hash of the spec without what a resume may change (`limit` and the agent's session arguments)."""
-    fields = spec.model_dump(mode="json", exclude={"limit"})
+    """Short hash of the spec without what a resume may change (RESUMABLE_FIELDS, the agent's session arguments)."""
+    fields = spec.model_dump(mode="json", exclude=set(RESUMABLE_FIELDS))
     fields["agent_args"] = {k: v for k, v in fields["agent_args"].items() if k not in session_args}
     text = json.dumps(fields, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
@@ -133,9 +138,9 @@ def new_manifest(
 
 
 def spec_differences(stored: RunSpec, requested: RunSpec) -> list[str]:
-    """Names of the fields (other than `limit`) in which two specs differ."""
+    """Names of the fields (other than those in RESUMABLE_FIELDS) in which two specs differ."""
     old, new = stored.model_dump(mode="json"), requested.model_dump(mode="json")
-    return [name for name in RunSpec.model_fields if name != "limit" and old[name] != new[name]]
+    return [name for name in RunSpec.model_fields if name not in RESUMABLE_FIELDS and old[name] != new[name]]
 
 
 def write_manifest(run_dir: Path, manifest: RunManifest) -> None:

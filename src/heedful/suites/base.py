@@ -55,8 +55,11 @@ class Suite(Protocol):
         """Return the frozen, seeded list of episodes."""
         ...
 
-    def load_dataset(self, path: Path) -> Sequence[Any]:
-        """Load and validate episodes from a dataset directory; raise DatasetError naming the bad line."""
+    def load_dataset(self, path: Path, *, verify: bool = True) -> Sequence[Any]:
+        """Load and validate episodes from a dataset directory; raise DatasetError naming the bad line.
+
+        `verify`: refuse files whose content hash differs from the one recorded at generation (`--no-verify`
+        turns that off for deliberate edits; every episode is validated either way)."""
         ...
 
     def save_dataset(self, episodes: Sequence[Any], out: Path, meta: dict[str, Any]) -> dict[str, Any]:

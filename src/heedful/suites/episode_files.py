@@ -50,6 +50,26 @@ def write_dataset(
     return summary
 
 
+def verify_content_hash(file: Path, data: bytes) -> None:
+    """Refuse episodes whose bytes differ from what the `dataset.json` beside them records (if it does)."""
+    summary = file.parent / SUMMARY_FILE
+    if file.name != EPISODES_FILE or not summary.is_file():
+        return  # an episodes file of your own carries no recorded hash
+    try:
+        recorded = json.loads(summary.read_text(encoding="utf-8")).get("content_hash")
+    except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
+        raise DatasetError(f"{summary} is not a valid dataset summary (a JSON object)") from None
+    if recorded is None:
+        return
+    found = "sha256:" + hashlib.sha256(data).hexdigest()
+    if found != recorded:
+        raise DatasetError(
+            f"{file} does not match the content hash its {SUMMARY_FILE} records ({str(recorded)[:19]}..., found "
+            f"{found[:19]}...): it was edited or damaged after `heedful generate`; generate it again, or pass "
+            "--no-verify to load a deliberate edit (every episode is still validated)"
+        )
+
+
 def first_error(exc: ValidationError) -> str:
     """The first problem as 'field X (got V): message', without pydantic's union-member tags in the path."""
     err = exc.errors()[0]
@@ -61,40 +81,60 @@ def first_error(exc: ValidationError) -> str:
 
 
 def read_episodes(
-    path: Path, model: type[E], *, suite: str, check: Callable[[E], str | None] = lambda _: None
+    path: Path,
+    model: type[E],
+    *,
+    suite: str,
+    check: Callable[[E], str | None] = lambda _: None,
+    verify: bool = True,
 ) -> list[E]:
     """Load a dataset directory (or an episodes.jsonl file), validating every line and its consistency.
 
+    With `verify`, a directory's `episodes.jsonl` must hash to the `content_hash` its `dataset.json` records
+    (what `heedful generate` wrote): an edited or damaged file is refused before anything is parsed.
+
     Raises:
-        DatasetError: naming the file and line of the first malformed, inconsistent or repeated episode.
+        DatasetError: naming the file and line of the first malformed, inconsistent or repeated episode (bad
+            bytes included), or the hash mismatch.
     """
     path = Path(path)
     file = path / EPISODES_FILE if path.is_dir() else path
-    if not file.exists():
+    if not file.is_file():
         raise DatasetError(f"no {EPISODES_FILE} in {path}; generate one with `heedful generate {suite} --out DIR`")
+    try:
+        data = file.read_bytes()
+    except OSError as err:
+        raise DatasetError(f"cannot read {file}: {err.strerror}") from None
+    if verify:
+        verify_content_hash(file, data)
     episodes: list[E] = []
     seen: set[str] = set()
-    with file.open(encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                raw = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DatasetError(f"{file}:{lineno}: not valid JSON ({exc.msg} at column {exc.colno})") from None
-            try:
-                episode = model.model_validate(raw)
-            except ValidationError as exc:
-                hint = f"; see the schema with `heedful schema {suite}`"
-                raise DatasetError(f"{file}:{lineno}: {first_error(exc)}{hint}") from None
-            problem = check(episode)
-            if problem:
-                raise DatasetError(f"{file}:{lineno}: {problem}")
-            episode_id = str(getattr(episode, "episode_id", lineno))
-            if episode_id in seen:
-                raise DatasetError(f"{file}:{lineno}: episode id {episode_id!r} appears twice")
-            seen.add(episode_id)
-            episodes.append(episode)
+    for lineno, raw_line in enumerate(data.split(b"\n"), start=1):
+        try:
+            line = raw_line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise DatasetError(
+                f"{file}:{lineno}: not UTF-8 text (byte 0x{raw_line[exc.start]:02x} at column {exc.start + 1})"
+            ) from None
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DatasetError(f"{file}:{lineno}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+        try:
+            episode = model.model_validate(raw)
+        except ValidationError as exc:
+            hint = f"; see the schema with `heedful schema {suite}`"
+            raise DatasetError(f"{file}:{lineno}: {first_error(exc)}{hint}") from None
+        problem = check(episode)
+        if problem:
+            raise DatasetError(f"{file}:{lineno}: {problem}")
+        episode_id = str(getattr(episode, "episode_id", lineno))
+        if episode_id in seen:
+            raise DatasetError(f"{file}:{lineno}: episode id {episode_id!r} appears twice")
+        seen.add(episode_id)
+        episodes.append(episode)
     if not episodes:
         raise DatasetError(f"{file} holds no episodes")
     return episodes

@@ -16,6 +16,7 @@ from typing import Any
 from heedful.errors import DatasetError
 from heedful.suites.decisions.images import image_problem
 from heedful.suites.decisions.model import DecisionEpisode
+from heedful.suites.decisions.solver import solve
 from heedful.suites.episode_files import read_episodes, write_dataset
 
 DATASET_FORMAT = "heedful-decisions-dataset/1"
@@ -50,9 +51,9 @@ def save(episodes: Sequence[DecisionEpisode], out: Path, meta: dict[str, Any]) -
     return write_dataset(episodes, out, dataset_format=DATASET_FORMAT, meta=meta, counts=summarize(episodes))
 
 
-def load_episodes(path: Path) -> list[DecisionEpisode]:
+def load_episodes(path: Path, *, verify: bool = True) -> list[DecisionEpisode]:
     """Load a dataset directory (or an episodes.jsonl file) and validate every line and its consistency."""
-    episodes = read_episodes(path, DecisionEpisode, suite="decisions", check=_inconsistency)
+    episodes = read_episodes(path, DecisionEpisode, suite="decisions", check=_inconsistency, verify=verify)
     roles: dict[str, set[str]] = {}
     for ep in episodes:
         family_roles = roles.setdefault(ep.family_id, set())
@@ -74,6 +75,14 @@ def _inconsistency(ep: DecisionEpisode) -> str | None:
         return f"episode {ep.episode_id}: gold must name distinct candidate ids, got {ep.gold!r}"
     if ep.decision_type == "set" and list(gold) != sorted(gold):
         return f"episode {ep.episode_id}: a set gold must be sorted, got {ep.gold!r}"
+    if ep.task is not None:  # the gold must be what its constraint set solves to, exactly and uniquely
+        if ep.task.decision_type != ep.decision_type:
+            return f"episode {ep.episode_id}: task.decision_type {ep.task.decision_type!r} is not {ep.decision_type!r}"
+        solutions = solve(ep.candidates, ep.task)
+        if len(solutions) != 1:
+            return f"episode {ep.episode_id}: its constraint set has {len(solutions)} solutions, not exactly one"
+        if solutions[0] != ep.gold:
+            return f"episode {ep.episode_id}: gold {ep.gold!r} but its constraint set solves to {solutions[0]!r}"
     return image_problem(ep)
 
 

@@ -42,8 +42,8 @@ class DecisionsSuite(SuiteBase):
     ) -> list[DecisionEpisode]:
         return generate(seed, parse_config(config), progress)
 
-    def load_dataset(self, path: Path) -> list[DecisionEpisode]:
-        return dataset.load_episodes(path)
+    def load_dataset(self, path: Path, *, verify: bool = True) -> list[DecisionEpisode]:
+        return dataset.load_episodes(path, verify=verify)
 
     def save_dataset(self, episodes: Sequence[DecisionEpisode], out: Path, meta: dict[str, Any]) -> dict[str, Any]:
         return dataset.save(episodes, out, {"suite": self.name, "version": self.version, **meta})

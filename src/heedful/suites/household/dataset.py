@@ -16,6 +16,7 @@ from heedful.errors import DatasetError
 from heedful.sims.household.vocab import OBJECT_CATEGORIES
 from heedful.suites.episode_files import EPISODES_FILE, SUMMARY_FILE, read_episodes, write_dataset
 from heedful.suites.household.model import HouseholdEpisode
+from heedful.suites.household.validity import placement_problem
 
 DATASET_FORMAT = "heedful-household-dataset/1"
 SUITE_VERSION = "household/sif-v3"
@@ -86,9 +87,10 @@ def inconsistency(ep: HouseholdEpisode) -> str | None:
     ids = {o.id for o in ep.house.objects}
     if any(r.object_id not in ids for r in ep.relocations):
         return f"episode {ep.episode_id}: a relocation moves an object the house lacks"
-    return None
+    problem = placement_problem(ep)
+    return f"episode {ep.episode_id}: {problem}" if problem else None
 
 
-def load_episodes(path: Path) -> list[HouseholdEpisode]:
+def load_episodes(path: Path, *, verify: bool = True) -> list[HouseholdEpisode]:
     """Load a dataset directory (or an episodes.jsonl file), validating every line."""
-    return read_episodes(path, HouseholdEpisode, suite="household", check=inconsistency)
+    return read_episodes(path, HouseholdEpisode, suite="household", check=inconsistency, verify=verify)

@@ -39,9 +39,9 @@ class HouseholdSuite(SuiteBase):
         episodes, self.last_stats = generate_with_stats(seed, parse_config(config), progress)
         return episodes
 
-    def load_dataset(self, path: Path) -> list[HouseholdEpisode]:
+    def load_dataset(self, path: Path, *, verify: bool = True) -> list[HouseholdEpisode]:
         dataset.check_version(Path(path), self.version)
-        return dataset.load_episodes(Path(path))
+        return dataset.load_episodes(Path(path), verify=verify)
 
     def save_dataset(self, episodes: Sequence[HouseholdEpisode], out: Path, meta: dict[str, Any]) -> dict[str, Any]:
         extra = {"generation": self.last_stats} if self.last_stats else {}

@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from heedful.errors import ConfigError
+from heedful.sims.tabletop.spec import validate_scene
 from heedful.suites.episode_files import read_episodes, write_dataset
 from heedful.suites.tabletop.grounding import GroundingError, ground
 from heedful.suites.tabletop.model import TabletopTask
@@ -47,9 +49,18 @@ def inconsistency(task: TabletopTask) -> str | None:
         return f"task {task.task}: its spec grounds to {grounded.model_dump(exclude_defaults=True)}, not the stated one"
     if task.horizon < 1:
         return f"task {task.task}: horizon must be positive"
+    bowls = {o.name for o in task.layout.objects if o.shape == "bowl"}
+    names = {o.name for o in task.layout.objects}
+    for thing, bowl in task.layout.inside:
+        if thing not in names or bowl not in bowls:
+            return f"task {task.task}: layout.inside puts {thing!r} in {bowl!r}, but the layout has no such object/bowl"
+    try:  # on the table, supported, not overlapping: what the simulator would refuse at the first trial
+        validate_scene(task.layout.scene_spec())
+    except ConfigError as exc:
+        return f"task {task.task}: its layout cannot be built: {exc}"
     return None
 
 
-def load_episodes(path: Path) -> list[TabletopTask]:
+def load_episodes(path: Path, *, verify: bool = True) -> list[TabletopTask]:
     """Load a dataset directory (or an episodes.jsonl file), validating every line."""
-    return read_episodes(path, TabletopTask, suite="tabletop", check=inconsistency)
+    return read_episodes(path, TabletopTask, suite="tabletop", check=inconsistency, verify=verify)

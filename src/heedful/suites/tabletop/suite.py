@@ -69,8 +69,8 @@ class TabletopSuite(SuiteBase):
         tasks = list(evaluation_tasks())
         return tasks
 
-    def load_dataset(self, path: Path) -> list[TabletopTask]:
-        return dataset.load_episodes(Path(path))
+    def load_dataset(self, path: Path, *, verify: bool = True) -> list[TabletopTask]:
+        return dataset.load_episodes(Path(path), verify=verify)
 
     def save_dataset(self, episodes: Sequence[TabletopTask], out: Path, meta: dict[str, Any]) -> dict[str, Any]:
         return dataset.save(episodes, Path(out), {"suite": self.name, "version": self.version, **meta})
