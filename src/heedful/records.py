@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 RECORD_SCHEMA_VERSION = "heedful-record/1"
+TEXT_LIMIT = 65_536
+"""The most characters of one text a record stores (a model's raw output, an answer in `agent_info`, an error).
+A longer text keeps its first TEXT_LIMIT characters; `Record.truncated` gives the full length and sha256."""
+_BOUNDED_FIELDS = ("raw_output", "error", "agent_info")
 
 JSONValue = Any  # a value that round-trips through json.dumps / json.loads
 
@@ -51,7 +56,47 @@ class Record(BaseModel):
     usage: dict[str, int] = Field(default_factory=dict)
     agent_info: dict[str, JSONValue] = Field(default_factory=dict)
     timing: dict[str, float] = Field(default_factory=dict)
+    truncated: dict[str, dict[str, JSONValue]] | None = Field(
+        default=None,
+        description="Texts cut to TEXT_LIMIT characters, by field path (e.g. raw_output, "
+        "agent_info.model_queries.3.answer): each with the full length in characters and the sha256 of its UTF-8.",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bound_texts(cls, data: Any) -> Any:
+        # a 20 MB model reply is judged by the suite in full, but a record keeps only its head and fingerprint
+        if not isinstance(data, dict):
+            return data
+        cuts: dict[str, dict[str, JSONValue]] = dict(data.get("truncated") or {})
+        bounded = {name: _bounded(data[name], name, cuts) for name in _BOUNDED_FIELDS if name in data}
+        if len(cuts) == len(data.get("truncated") or {}):
+            return data
+        return {**data, **bounded, "truncated": cuts}
+
+    @model_serializer(mode="wrap")
+    def _omit_untruncated(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # records with nothing cut serialize exactly as before the field existed
+        out: dict[str, Any] = handler(self)
+        if out.get("truncated", "") is None:
+            del out["truncated"]
+        return out
 
     def deterministic_dict(self) -> dict[str, JSONValue]:
         """Everything but timing: equal for two runs with the same seed, whatever the backend."""
         return self.model_dump(mode="json", exclude={"timing"})
+
+
+def _bounded(value: Any, path: str, cuts: dict[str, dict[str, JSONValue]]) -> Any:
+    """`value` with every string longer than TEXT_LIMIT cut to it; each cut noted in `cuts` under its path."""
+    if isinstance(value, str):
+        if len(value) <= TEXT_LIMIT:
+            return value
+        digest = hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
+        cuts[path] = {"chars": len(value), "sha256": digest}
+        return value[:TEXT_LIMIT]
+    if isinstance(value, dict):
+        return {key: _bounded(item, f"{path}.{key}", cuts) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_bounded(item, f"{path}.{i}", cuts) for i, item in enumerate(value))
+    return value

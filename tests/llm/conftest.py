@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,3 +27,16 @@ def small_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
     sets = [item for pair in (("--set", c) for c in config) for item in pair]
     assert main(["generate", "decisions", "--seed", "3", "--out", str(out), "--no-progress", *sets]) == 0
     return out
+
+
+@pytest.fixture
+def heedful_run(small_dataset: Path) -> Callable[..., int]:
+    """`heedful_run(server, out, *flags)`: the CLI run of the llm agent against the (test-double) `server` on the
+    small dataset."""
+    from heedful.cli import main
+
+    def go(server: Any, out: Path, *extra: str) -> int:
+        args = ["run", "decisions", "--agent", "llm", "--base-url", server.url, "--model", "fake", "--out", str(out)]
+        return main([*args, "--dataset", str(small_dataset), "--no-progress", *extra])
+
+    return go

@@ -52,6 +52,7 @@ class Reply:
     body: dict[str, Any] | str = field(default_factory=lambda: completion('{"decision": "a1"}'))
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
+    content_type: str = "application/json"
 
 
 Script = Callable[[dict[str, Any]], Reply]
@@ -102,7 +103,7 @@ class FakeOpenAIServer:  # test double
                 data = payload.encode()
                 try:
                     self.send_response(reply.status)
-                    self.send_header("content-type", "application/json")
+                    self.send_header("content-type", reply.content_type)
                     self.send_header("content-length", str(len(data)))
                     for key, value in reply.headers.items():
                         self.send_header(key, value)

@@ -43,7 +43,7 @@ def deterministic(run_dir: Path) -> list[dict[str, Any]]:
 
 def stored_count(run_dir: Path) -> int:
     try:
-        with sqlite3.connect(run_dir / "records.sqlite") as conn:
+        with sqlite3.connect(f"file:{run_dir / 'records.sqlite'}?mode=ro", uri=True) as conn:  # never create it
             return int(conn.execute("SELECT COUNT(*) FROM records").fetchone()[0])
     except sqlite3.Error:
         return 0

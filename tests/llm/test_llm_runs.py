@@ -32,17 +32,6 @@ def server() -> Any:
 Run = Callable[..., int]
 
 
-@pytest.fixture
-def heedful_run(small_dataset: Path) -> Run:
-    """`heedful_run(server, out, *flags)`: the CLI run of the llm agent against `server` on the small dataset."""
-
-    def go(server: FakeOpenAIServer, out: Path, *extra: str) -> int:
-        args = ["run", "decisions", "--agent", "llm", "--base-url", server.url, "--model", "fake", "--out", str(out)]
-        return main([*args, "--dataset", str(small_dataset), "--no-progress", *extra])
-
-    return go
-
-
 def report_json(run: Path, capsys: pytest.CaptureFixture[str]) -> list[dict[str, Any]]:
     capsys.readouterr()
     assert main(["report", str(run), "--format", "json", "--resamples", "50"]) == 0

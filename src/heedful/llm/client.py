@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import ipaddress
+import json
 import os
 import threading
 from typing import Any
@@ -139,6 +140,8 @@ class OpenAIBackend:
             raise CallError(message, transient, retry_after=retry_after) from exc
         except openai.APIError as exc:
             raise CallError(f"bad answer from {self._where()}: {_short(exc)}", False) from exc
+        except json.JSONDecodeError as exc:  # an HTTP 200 whose body is not JSON (a proxy's error page, a cut body)
+            raise CallError(f"{self._where()} answered with a body that is not JSON ({exc.msg})", False) from exc
         return result_from_response(response, self._where())
 
     def _where(self) -> str:
@@ -155,18 +158,32 @@ def result_from_response(response: Any, where: str) -> ChatResult:
     """The text, finish reason and token counts of a chat completion. A missing text is an empty one.
 
     Raises:
-        CallError: the answer holds no choice at all (a protocol error, not a model answer).
+        CallError: the answer is not a chat completion (no choice, a text that is not text, token counts that are
+            not non-negative integers): a protocol error, recorded as `interface_error`, never as the model's answer.
     """
     choices = getattr(response, "choices", None) or []
-    if not choices:
+    if not isinstance(choices, list) or not choices:
         raise CallError(f"{where} answered without any choice: {_short(response)}", False)
     choice = choices[0]
     message = getattr(choice, "message", None)
     content = getattr(message, "content", None)
+    if content is not None and not isinstance(content, str):
+        raise CallError(f"{where} answered a message content that is not text: {_short(content)}", False)
     usage = getattr(response, "usage", None)
     return ChatResult(
-        text=content if isinstance(content, str) else "",
+        text=content or "",
         finish_reason=getattr(choice, "finish_reason", None),
-        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+        prompt_tokens=_token_count(usage, "prompt_tokens", where),
+        completion_tokens=_token_count(usage, "completion_tokens", where),
     )
+
+
+def _token_count(usage: Any, name: str, where: str) -> int:
+    value = getattr(usage, name, None)
+    if value is None:
+        return 0  # a server that reports no usage: nothing to count
+    if type(value) is not int or value < 0:
+        raise CallError(
+            f"{where} reported {name}={_short(repr(value), 60)}; token counts are non-negative integers", False
+        )
+    return value

@@ -14,7 +14,7 @@ from typing import Any
 from heedful.errors import ConfigError, DatasetError
 from heedful.records import Record
 
-NESTED = {"gold", "prediction", "state", "candidates", "task", "usage", "agent_info", "timing", "scores"}
+NESTED = {"gold", "prediction", "state", "candidates", "task", "usage", "agent_info", "timing", "scores", "truncated"}
 
 
 def record_row(record: Record) -> dict[str, Any]:
@@ -34,6 +34,8 @@ def record_row(record: Record) -> dict[str, Any]:
         usage=record.usage,
         timing=record.timing,
     )
+    if record.truncated:  # which stored texts were cut to heedful.records.TEXT_LIMIT (length and sha256 of each)
+        row["truncated"] = record.truncated
     return row
 
 

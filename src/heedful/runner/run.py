@@ -31,7 +31,7 @@ from heedful.runner.manifest import (
     utc_now,
     write_manifest,
 )
-from heedful.runner.store import RECORDS_NAME, RunStore
+from heedful.runner.store import RECORDS_NAME, RunStore, stored_records
 from heedful.suites.base import Suite
 from heedful.suites.registry import get_suite
 
@@ -217,14 +217,15 @@ def _open_manifest(
                 f"run directory {run_dir} already holds a run; pass --resume to continue it or choose another --out"
             )
         return _resumed_manifest(read_manifest(run_dir), spec, run_dir, agent, workers, session_args)
-    if (run_dir / RECORDS_NAME).exists():
+    if stored_records(run_dir):
         # never adopt records without the manifest that says which agent and options produced them
         raise RunError(
             f"run directory {run_dir} holds records ({RECORDS_NAME}) but no {MANIFEST_NAME}, so nothing says which "
             "agent and options produced them; heedful will not adopt them: run again into a new --out "
             f"(the records stay in {run_dir / RECORDS_NAME})"
         )
-    others = [p for p in run_dir.iterdir() if p.name != LOCK_NAME]
+    # the lock, and an empty store a reader may have created while polling, are not someone else's files
+    others = [p for p in run_dir.iterdir() if p.name != LOCK_NAME and not p.name.startswith(RECORDS_NAME)]
     if not resume and others:
         raise RunError(
             f"run directory {run_dir} is not empty but holds no run; choose another --out "

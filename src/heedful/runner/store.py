@@ -121,6 +121,20 @@ class RunStore:
         self.close()
 
 
+def stored_records(run_dir: Path) -> int:
+    """How many records `run_dir` holds, read without creating or changing anything (0 without a store; a store
+    that cannot be read counts as holding records, so that nothing is written over it)."""
+    path = Path(run_dir) / RECORDS_NAME
+    if not path.is_file() or path.stat().st_size == 0:
+        return 0
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5) as conn:
+            tables = conn.execute("SELECT name FROM sqlite_master WHERE name = 'records'").fetchall()
+            return int(conn.execute("SELECT COUNT(*) FROM records").fetchone()[0]) if tables else 0
+    except sqlite3.Error:
+        return 1
+
+
 def load_run(run_dir: Path) -> tuple[RunManifest, list[Record]]:
     """Read a run directory: its manifest and its records sorted by index.
 
