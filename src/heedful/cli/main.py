@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 from collections.abc import Sequence
 
@@ -67,6 +68,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:  # `heedful report RUN | head`
         return 0
+    except OSError as exc:  # a path below a file, a full disk, no permission: the environment, not a bug
+        where = f" {exc.filename}" if exc.filename else ""
+        print(
+            f"heedful: error:{where}: {exc.strerror or exc}; check the path, its permissions and free space",
+            file=sys.stderr,
+        )
+        return 2
+    except sqlite3.Error as exc:
+        print(f"heedful: error: a run's record store failed ({exc}); finished records are kept", file=sys.stderr)
+        return 2
+    except UnicodeError as exc:
+        print(f"heedful: error: a file is not UTF-8 text ({exc})", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -56,7 +56,7 @@ class RunManifest(BaseModel):
     started_at: str = Field(description="UTC ISO time the run was first started.")
     finished_at: str | None = Field(default=None, description="UTC ISO time the last session ended.")
     state: RunState = "running"
-    stop_reason: str | None = Field(default=None, description="Why a `stopped` run stopped.")
+    stop_reason: str | None = Field(default=None, description="Why a `stopped` or `failed` run ended.")
     agent: dict[str, Any] = Field(default_factory=dict, description="The agent's own description.")
     counts: dict[str, int] = Field(default_factory=dict, description="Stored records per status.")
     wall_time_s: float = Field(default=0.0, description="Wall time summed over every session of the run.")

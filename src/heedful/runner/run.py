@@ -155,10 +155,15 @@ def _run_session(
             _finish_after_error(exc, run_dir, manifest, store, "interrupted", started)
             raise
         except BaseException as exc:
-            _finish_after_error(exc, run_dir, manifest, store, "failed", started)
+            _finish_after_error(exc, run_dir, manifest, store, "failed", started, reason=_one_line(exc))
             raise
         manifest = _finish(run_dir, manifest, store, "finished", started)
     return RunResult(run_dir=run_dir, manifest=manifest, counts=dict(manifest.counts), newly_run=newly_run)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text[:500]}"
 
 
 def _charge_previous_usage(agent: Any, store: RunStore) -> None:
@@ -166,7 +171,7 @@ def _charge_previous_usage(agent: Any, store: RunStore) -> None:
     if charge is None:
         return
     totals: dict[str, int] = {}
-    for record in store.records():
+    for record in store.records(strict=False):
         for key, value in record.usage.items():
             totals[key] = totals.get(key, 0) + value
     charge(totals)
@@ -316,7 +321,7 @@ def _resumed_manifest(
 def _todo(spec: RunSpec, episodes: Sequence[Any], store: RunStore, retry_failed: bool) -> list[tuple[int, Any]]:
     """(index, episode) pairs of the selected episodes that still need a record."""
     selected = episodes if spec.limit is None else episodes[: spec.limit]
-    done = store.done_ids(SCORED if retry_failed else set(Status))
+    done = store.done_ids(SCORED if retry_failed else set(Status)) - store.unreadable_ids()
     return [(index, ep) for index, ep in enumerate(selected) if ep.episode_id not in done]
 
 

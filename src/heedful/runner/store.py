@@ -59,11 +59,17 @@ class RunStore:
         """Store `records` in one transaction (all or none survive a crash), each marked with the run identity
         of the run that produced it (`RunManifest.run_identity`)."""
         rows = [(r.episode_id, r.index, r.status.value, r.model_dump_json(), producer) for r in records]
-        with self._conn:
-            self._conn.executemany(
-                "INSERT OR REPLACE INTO records (episode_id, idx, status, body, producer) VALUES (?, ?, ?, ?, ?)",
-                rows,
-            )
+        try:
+            with self._conn:
+                self._conn.executemany(
+                    "INSERT OR REPLACE INTO records (episode_id, idx, status, body, producer) VALUES (?, ?, ?, ?, ?)",
+                    rows,
+                )
+        except sqlite3.Error as err:  # disk full, a read-only or damaged file: the committed records are kept
+            raise RunError(
+                f"cannot store records in {self.path}: {err}; free disk space or fix the file, then --resume "
+                "(every record committed so far is kept)"
+            ) from err
 
     def producers(self) -> dict[str | None, int]:
         """How many stored records each run identity produced (None: a record stored before identities)."""
@@ -82,10 +88,39 @@ class RunStore:
                 "its numbers would describe no single agent; run again into a new --out"
             )
 
-    def records(self) -> list[Record]:
-        """Every stored record, sorted by episode index."""
-        rows = self._conn.execute("SELECT body FROM records ORDER BY idx, episode_id").fetchall()
-        return [Record.model_validate_json(body) for (body,) in rows]
+    def records(self, *, strict: bool = True) -> list[Record]:
+        """Every stored record, sorted by episode index.
+
+        Raises:
+            RunError: (with `strict`) some stored rows cannot be read back as records, naming their episodes;
+                `--resume` runs exactly those again. Without `strict` they are left out.
+        """
+        readable, unreadable = self._read_all()
+        if strict and unreadable:
+            shown = ", ".join(repr(e) for e in unreadable[:5]) + (" ..." if len(unreadable) > 5 else "")
+            raise RunError(
+                f"{len(unreadable)} records of {self.path.parent} cannot be read ({shown}): the store was damaged; "
+                "resume the run (`heedful run ... --resume`) to run exactly those episodes again"
+            )
+        return readable
+
+    def unreadable_ids(self) -> set[str]:
+        """Episodes whose stored row cannot be read back as a record (they count as not done)."""
+        return set(self._read_all()[1])
+
+    def _read_all(self) -> tuple[list[Record], list[str]]:
+        try:
+            rows = self._conn.execute("SELECT episode_id, body FROM records ORDER BY idx, episode_id").fetchall()
+        except sqlite3.Error as err:
+            raise RunError(f"cannot read the record store {self.path}: {err}") from err
+        readable: list[Record] = []
+        unreadable: list[str] = []
+        for episode_id, body in rows:
+            try:
+                readable.append(Record.model_validate_json(body))
+            except ValueError:  # pydantic's ValidationError (bad JSON, bad fields) is a ValueError
+                unreadable.append(str(episode_id))
+        return readable, unreadable
 
     def done_ids(self, statuses: Iterable[Status]) -> set[str]:
         """Ids of the episodes whose stored record has one of `statuses`."""
