@@ -48,6 +48,8 @@ class JsonQuestion:
         except json.JSONDecodeError as exc:
             cut = " (cut off by max_tokens: raise --max-tokens)" if finish_reason == "length" else ""
             return Reading(None, f"the JSON answer does not parse{cut}: {exc.msg} at character {exc.pos}")
+        except RecursionError:
+            return Reading(None, "the JSON answer is nested too deeply to read")
         properties: dict[str, Any] = self.schema["properties"]
         if not isinstance(data, dict) or set(data) != set(properties):
             return Reading(None, f"the JSON answer must be an object with the keys {', '.join(properties)}")

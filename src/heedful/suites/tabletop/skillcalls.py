@@ -75,6 +75,8 @@ def parse_call(text: str, objects: tuple[str, ...]) -> SkillCall:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise SkillCallError(f"the answer is not JSON: {exc.msg} at position {exc.pos}") from None
+    except RecursionError:  # a hostile reply nested deeper than the parser recurses
+        raise SkillCallError("the answer is not a skill call: JSON nested too deeply to read") from None
     if not isinstance(data, dict) or not isinstance(data.get("skill"), str):
         raise SkillCallError('the answer must be a JSON object with a "skill" string')
     skill = data["skill"]
