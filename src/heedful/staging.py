@@ -35,6 +35,10 @@ def staged_directory(out: Path, *, force: bool = False, flag: str = "--out") -> 
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
+    except (FileExistsError, NotADirectoryError):
+        raise ConfigError(
+            f"cannot write {flag} {out}: a file stands where a directory must; choose another {flag}"
+        ) from None
     except OSError as err:
         raise ConfigError(f"cannot write {flag} {out}: {err.strerror}; choose another {flag}") from None
     try:

@@ -68,7 +68,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:  # `heedful report RUN | head`
         return 0
-    except OSError as exc:  # a path below a file, a full disk, no permission: the environment, not a bug
+    except (FileExistsError, NotADirectoryError) as exc:  # `--out FILE/x`: a file stands where a directory must
+        print(
+            f"heedful: error: {exc.filename} is a file where a directory is needed; choose another path",
+            file=sys.stderr,
+        )
+        return 2
+    except OSError as exc:  # a full disk, no permission: the environment, not a bug
         where = f" {exc.filename}" if exc.filename else ""
         print(
             f"heedful: error:{where}: {exc.strerror or exc}; check the path, its permissions and free space",
