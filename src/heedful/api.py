@@ -57,6 +57,7 @@ def evaluate(
     """Evaluate `agent` on `suite` into the run directory `out` (see `heedful run --help`); `verify=False` loads a
     dataset whose files no longer match their recorded content hash (a deliberate edit)."""
     from heedful.agents.registry import agent_class
+    from heedful.requirements import check_requirements
     from heedful.runner import RunSpec, run
     from heedful.suites.registry import get_suite
 
@@ -64,6 +65,7 @@ def evaluate(
     agent_cls = agent_class(agent, suite)  # fail on an unknown agent before generating anything
     options = dict(options or {})
     suite_obj.check_options(options)
+    check_requirements(suite, suite_obj.requirements(options))  # a missing simulator stops here, not per episode
     options = suite_obj.prepare_options(options, dataset)  # decisions: where the dataset's images are
     kind = capabilities(agent_cls).kind
     if kind not in suite_obj.agent_kinds:

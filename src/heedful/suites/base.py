@@ -14,6 +14,7 @@ from heedful.errors import ConfigError
 from heedful.metrics.rows import MetricRow
 from heedful.metrics.spec import MetricSpec
 from heedful.records import Record, Status
+from heedful.requirements import Requirement
 from heedful.suites.options import RunOptions, validate
 
 
@@ -154,6 +155,10 @@ class Suite(Protocol):
         """A suffix of the default run directory naming the options (decisions: "-masked", "-visual")."""
         ...
 
+    def requirements(self, options: dict[str, Any]) -> tuple[Requirement, ...]:
+        """The modules a run with these options imports (heedful.requirements), checked before anything is written."""
+        ...
+
     has_images: bool
     """Whether `attach_images` renders anything (`heedful generate --images`)."""
 
@@ -207,6 +212,9 @@ class SuiteBase:
 
     def run_label(self, options: dict[str, Any]) -> str:
         return ""
+
+    def requirements(self, options: dict[str, Any]) -> tuple[Requirement, ...]:
+        return ()
 
     def run_tag(self, options: dict[str, Any]) -> str:
         return ""

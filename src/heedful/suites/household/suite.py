@@ -10,6 +10,7 @@ from heedful.errors import ConfigError
 from heedful.metrics.rows import MetricRow
 from heedful.metrics.spec import MetricSpec
 from heedful.records import Record, Status
+from heedful.requirements import Requirement
 from heedful.suites.base import RolloutContext, SuiteBase
 from heedful.suites.household import dataset, perception
 from heedful.suites.household.dataset import SUITE_VERSION
@@ -119,6 +120,9 @@ class HouseholdSuite(SuiteBase):
 
     def failure_record(self, episode: HouseholdEpisode, context: RolloutContext, status: Status, error: str) -> Record:
         return self._record(episode, context, status=status, error=error)
+
+    def requirements(self, options: dict[str, Any]) -> tuple[Requirement, ...]:
+        return (Requirement("skfmm", "the household planner's fast marching"),)
 
     @property
     def metric_spec(self) -> MetricSpec:

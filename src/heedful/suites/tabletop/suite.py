@@ -19,6 +19,7 @@ from heedful.metrics.rows import MetricRow
 from heedful.metrics.spec import MetricSpec
 from heedful.payloads.tabletop import TrialPayload
 from heedful.records import Record, Status
+from heedful.requirements import Requirement
 from heedful.suites.base import RolloutContext, SuiteBase
 from heedful.suites.episode_files import content_hash
 from heedful.suites.tabletop import dataset
@@ -183,6 +184,19 @@ class TabletopSuite(SuiteBase):
         from heedful.report.render import render_metric_table
 
         return f"{render_metric_table(rows, title=title)}\n\n{table1(rows)}"
+
+    def requirements(self, options: dict[str, Any]) -> tuple[Requirement, ...]:
+        """The simulator, its Gymnasium core, and with --video the MP4 writer."""
+        needs = [
+            Requirement("mujoco", "the tabletop simulator", "tabletop"),
+            Requirement("gymnasium", "the environment core of every trial", "tabletop"),
+        ]
+        if options.get("video_dir"):
+            needs += [
+                Requirement("imageio", "--video", "tabletop"),
+                Requirement("imageio_ffmpeg", "--video", "tabletop"),
+            ]
+        return tuple(needs)
 
     @property
     def metric_spec(self) -> MetricSpec:
