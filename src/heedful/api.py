@@ -159,10 +159,22 @@ def _report(run_dir: Path | str, *, resamples: int, cluster: str | None, seed: i
     if "constrained" in manifest.agent:  # language-model agents say how the answer format was enforced
         mode += " | output " + ("constrained (json_schema)" if manifest.agent["constrained"] else "unconstrained")
     title = (
-        f"{spec.suite} | agent {spec.agent}{mode} | {len(records)} records | state {manifest.state} | "
+        f"{spec.suite} | agent {spec.agent}{mode} | {_coverage(manifest, len(records))} | state {manifest.state} | "
         f"dataset {spec.dataset_hash[:19]}"
     )
     return suite, rows, title
+
+
+def _coverage(manifest: Any, n: int) -> str:
+    """ "N records", or "partial: N of M planned" for a run that has not covered what it set out to; and what a
+    --limit left out."""
+    planned, available = manifest.planned, manifest.available
+    text = f"{n} records"
+    if planned is not None and (n < planned or manifest.state != "finished"):
+        text = f"partial: {n} of {planned} planned"
+    if manifest.spec.limit is not None and planned is not None and available is not None and planned < available:
+        text += f" (--limit: the first {planned} of {available} episodes in file order)"
+    return text
 
 
 def describe_run(run_dir: Path | str) -> str:
@@ -207,12 +219,33 @@ def image_renderer(suite: Any, *, size: int = 448) -> Callable[..., list[Any]]:
     return render
 
 
-def compare(run_a: Path | str, run_b: Path | str, *, resamples: int = 10_000, seed: int = 0) -> list[Any]:
-    """Paired comparison of two runs of one suite on the same dataset."""
+def pairing_line(records_a: Sequence[Record], records_b: Sequence[Record]) -> str:
+    """How many episodes a comparison pairs, and what it leaves out of each run."""
+    ids_a, ids_b = {r.episode_id for r in records_a}, {r.episode_id for r in records_b}
+    scored_a = {r.episode_id for r in records_a if r.status.scored}
+    scored_b = {r.episode_id for r in records_b if r.status.scored}
+    paired = len(scored_a & scored_b)
+    unscored = len(ids_a & ids_b) - paired
+    return (
+        f"paired {paired} episodes scored in both runs (A holds {len(ids_a)}, B {len(ids_b)}; "
+        f"{len(ids_a - ids_b)} only in A, {len(ids_b - ids_a)} only in B, {unscored} not scored in one of them)"
+    )
+
+
+def compare(
+    run_a: Path | str, run_b: Path | str, *, resamples: int = 10_000, seed: int = 0, strict: bool = False
+) -> list[Any]:
+    """Paired comparison of two runs of one suite on the same dataset; with `strict`, only of two runs that hold
+    the same episodes."""
     from heedful.suites.registry import get_suite
 
     manifest_a, records_a = _records(run_a)
     manifest_b, records_b = _records(run_b)
+    if strict and {r.episode_id for r in records_a} != {r.episode_id for r in records_b}:
+        raise RunError(
+            f"--strict: the runs hold different episodes ({pairing_line(records_a, records_b)}); "
+            "resume the shorter run to the same --limit, or drop --strict to compare the shared ones"
+        )
     if manifest_a.spec.suite != manifest_b.spec.suite:
         raise RunError(f"cannot compare a {manifest_a.spec.suite} run with a {manifest_b.spec.suite} run")
     if manifest_a.spec.dataset_hash != manifest_b.spec.dataset_hash:
@@ -224,13 +257,16 @@ def compare(run_a: Path | str, run_b: Path | str, *, resamples: int = 10_000, se
     return list(get_suite(manifest_a.spec.suite).compare(records_a, records_b, resamples=resamples, seed=seed))
 
 
-def compare_text(run_a: Path | str, run_b: Path | str, *, resamples: int = 10_000, seed: int = 0) -> str:
+def compare_text(
+    run_a: Path | str, run_b: Path | str, *, resamples: int = 10_000, seed: int = 0, strict: bool = False
+) -> str:
     """The paired comparison as a terminal table, in the suite's own layout where it has one."""
     from heedful.runner.manifest import read_manifest
     from heedful.suites.registry import get_suite
 
-    rows = compare(run_a, run_b, resamples=resamples, seed=seed)  # checks that both are runs of one suite
-    title = f"A: {describe_run(run_a)}\nB: {describe_run(run_b)}"
+    rows = compare(run_a, run_b, resamples=resamples, seed=seed, strict=strict)  # both runs of one suite
+    pairs = pairing_line(_records(run_a)[1], _records(run_b)[1])
+    title = f"A: {describe_run(run_a)}\nB: {describe_run(run_b)}\n{pairs}"
     return str(get_suite(read_manifest(Path(run_a)).spec.suite).render_comparison(rows, title))
 
 

@@ -89,6 +89,11 @@ def add_compare(sub: Any, formatter: Any) -> None:
     p.add_argument("--format", choices=["table", "json"], default="table")
     p.add_argument("--resamples", type=int, default=10_000)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse two runs that do not hold the same episodes (default: pair the shared ones and say how many)",
+    )
     p.set_defaults(handler=cmd_compare)
 
 
@@ -96,7 +101,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from heedful.api import compare, compare_text
     from heedful.report.render import rows_to_json
 
-    options = {"resamples": args.resamples, "seed": args.seed}
+    options = {"resamples": args.resamples, "seed": args.seed, "strict": args.strict}
     if args.format == "json":
         print(rows_to_json(compare(args.run_a, args.run_b, **options)))
     else:

@@ -62,6 +62,10 @@ class RunManifest(BaseModel):
     wall_time_s: float = Field(default=0.0, description="Wall time summed over every session of the run.")
     sessions: int = Field(default=1, description="How many times the run was started or resumed.")
     workers: int = Field(default=1, description="Worker processes of the last session.")
+    planned: int | None = Field(
+        default=None, description="Episodes the run covers: the selected split and options, cut to `limit`."
+    )
+    available: int | None = Field(default=None, description="Episodes of the selection before `limit` cut it.")
     run_identity: str | None = Field(
         default=None,
         description="Short hash of what decides the results (suite, dataset, agent and its arguments, options, seed); "

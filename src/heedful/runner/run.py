@@ -120,6 +120,9 @@ def run(
         _make_run_dir(run_dir)
         with RunLock(run_dir), _sigterm_as_interrupt():
             manifest = _open_manifest(spec, run_dir, resume, declared.description(), workers, declared.session_args)
+            planned = len(episodes) if spec.limit is None else min(spec.limit, len(episodes))
+            manifest = manifest.model_copy(update={"planned": planned, "available": len(episodes)})
+            write_manifest(run_dir, manifest)  # a killed run still says how much it set out to do
             return _run_session(spec, suite, agent, episodes, train, run_dir, manifest, workers, progress, retry_failed)
     finally:
         close = capabilities(agent).close
