@@ -27,11 +27,11 @@ VOLATILE = {"timing"}
 """Export fields that measure wall time; everything else must be byte-identical."""
 
 QUICK: dict[str, list[str]] = {
-    "decisions/oracle": ["decisions", "--agent", "oracle", "--limit", "400"],
-    "decisions/random-valid": ["decisions", "--agent", "random-valid", "--limit", "400"],
-    "decisions/majority": ["decisions", "--agent", "majority", "--limit", "400"],
-    "decisions/order-of-mention": ["decisions", "--agent", "order-of-mention", "--limit", "400"],
-    "decisions/oracle-masked": ["decisions", "--agent", "oracle", "--mask", "--limit", "400"],
+    "decisions/oracle": ["decisions", "--agent", "oracle", "--limit", "400", "--order", "file"],
+    "decisions/random-valid": ["decisions", "--agent", "random-valid", "--limit", "400", "--order", "file"],
+    "decisions/majority": ["decisions", "--agent", "majority", "--limit", "400", "--order", "file"],
+    "decisions/order-of-mention": ["decisions", "--agent", "order-of-mention", "--limit", "400", "--order", "file"],
+    "decisions/oracle-masked": ["decisions", "--agent", "oracle", "--mask", "--limit", "400", "--order", "file"],
     "household/oracle": ["household", "--agent", "oracle", "--split", "val_unseen", "--workers", "2"],
     "household/commonsense": ["household", "--agent", "commonsense", "--split", "val_unseen", "--workers", "2"],
     "household/situated": ["household", "--agent", "situated", "--split", "val_unseen", "--workers", "2"],

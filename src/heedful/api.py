@@ -16,6 +16,7 @@ from heedful.capabilities import capabilities
 from heedful.errors import ConfigError, DatasetError, RunError
 from heedful.metrics.rows import MetricRow
 from heedful.records import Record
+from heedful.sampling import Order
 
 
 def load_or_generate(
@@ -48,6 +49,7 @@ def evaluate(
     seed: int = 0,
     split: str = "all",
     limit: int | None = None,
+    order: Order = "stratified",
     options: dict[str, Any] | None = None,
     workers: int = 1,
     resume: bool = False,
@@ -76,6 +78,8 @@ def evaluate(
     check_agent_inputs(agent_cls, agent, dict(agent_args or {}), suite_obj.required_inputs(options))
     if limit is not None and limit < 1:
         raise ConfigError(f"--limit must be at least 1, got {limit}")
+    if order not in ("stratified", "file"):
+        raise ConfigError(f"--order must be stratified or file, got {order!r}")
     episodes, source = load_or_generate(suite_obj, dataset, seed, verify=verify)
     chosen = select(suite_obj, episodes, split)
     chosen = suite_obj.episodes_for_run(chosen, options)  # tabletop: the trials of the chosen tasks
@@ -91,6 +95,7 @@ def evaluate(
         seed=seed,
         options=options,
         limit=limit,
+        order="file" if limit is None else order,  # without a limit every episode runs: no order to record
     )
     return run(spec, chosen, Path(out), workers=workers, resume=resume, progress=progress, train=episodes)
 
@@ -159,13 +164,14 @@ def _report(run_dir: Path | str, *, resamples: int, cluster: str | None, seed: i
     if "constrained" in manifest.agent:  # language-model agents say how the answer format was enforced
         mode += " | output " + ("constrained (json_schema)" if manifest.agent["constrained"] else "unconstrained")
     title = (
-        f"{spec.suite} | agent {spec.agent}{mode} | {_coverage(manifest, len(records))} | state {manifest.state} | "
+        f"{spec.suite} | agent {spec.agent}{mode} | {_coverage(suite, manifest, len(records))} | "
+        f"state {manifest.state} | "
         f"dataset {spec.dataset_hash[:19]}"
     )
     return suite, rows, title
 
 
-def _coverage(manifest: Any, n: int) -> str:
+def _coverage(suite: Any, manifest: Any, n: int) -> str:
     """ "N records", or "partial: N of M planned" for a run that has not covered what it set out to; and what a
     --limit left out."""
     planned, available = manifest.planned, manifest.available
@@ -173,7 +179,10 @@ def _coverage(manifest: Any, n: int) -> str:
     if planned is not None and (n < planned or manifest.state != "finished"):
         text = f"partial: {n} of {planned} planned"
     if manifest.spec.limit is not None and planned is not None and available is not None and planned < available:
-        text += f" (--limit: the first {planned} of {available} episodes in file order)"
+        if manifest.spec.order == "stratified":
+            text += f" (--limit: a sample of {planned} of {available} episodes, stratified by {suite.sample_strata})"
+        else:
+            text += f" (--limit: the first {planned} of {available} episodes in file order)"
     return text
 
 

@@ -23,7 +23,7 @@ def evaluate_slow(out: str, resume: bool) -> None:
     from heedful.api import evaluate
 
     AGENTS.register("decisions/slow-oracle", "slow_agents:SlowOracleAgent")
-    evaluate(suite="decisions", agent="slow-oracle", out=out, limit=400, resume=resume, progress=False)
+    evaluate(suite="decisions", agent="slow-oracle", out=out, limit=400, order="file", resume=resume, progress=False)
 
 
 if __name__ == "__main__":

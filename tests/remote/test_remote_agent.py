@@ -26,7 +26,14 @@ IGNORED = {"calls", "acting_steps"}  # a planner's calls vs a controller acting 
 
 def run(agent: str, out: Path, limit: int, **agent_args: Any) -> list[Any]:
     evaluate(
-        suite="tabletop", agent=agent, agent_args=agent_args, out=out, options=OPTIONS, limit=limit, progress=False
+        suite="tabletop",
+        agent=agent,
+        agent_args=agent_args,
+        out=out,
+        options=OPTIONS,
+        limit=limit,
+        order="file",
+        progress=False,
     )
     return load_run(out)[1]
 

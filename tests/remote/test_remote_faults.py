@@ -26,8 +26,8 @@ FAULTY = {"s1_L0_001_pickup/t0", "s1_L0_003_pickup/t0"}
 def remote_run(url: str, out: Path, resume: bool = False, **args: Any) -> Any:
     agent_args = {"url": url, "request_timeout": 1.0, "connect_retries": 0, **args}
     return evaluate(
-        suite="tabletop", agent="remote", agent_args=agent_args, out=out, options=OPTIONS, limit=LIMIT, resume=resume,
-        progress=False,
+        suite="tabletop", agent="remote", agent_args=agent_args, out=out, options=OPTIONS, limit=LIMIT, order="file",
+        resume=resume, progress=False,
     )  # fmt: skip
 
 

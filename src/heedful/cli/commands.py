@@ -199,7 +199,15 @@ def add_run_arguments(p: Any) -> None:
     p.add_argument(
         "--limit",
         type=int,
-        help="run only the first N episodes (the dataset order keeps each family's instances together)",
+        help="run N episodes: a seeded sample spread over the suite's groups in proportion (decisions: whole "
+        "families by category x split; household: split x task type x clarity; tabletop: scene x level); "
+        "a resume may raise N and keeps the episodes already run",
+    )
+    p.add_argument(
+        "--order",
+        choices=["stratified", "file"],
+        default="stratified",
+        help="which episodes --limit takes: the stratified sample, or the first N in file order",
     )
     p.add_argument("--workers", type=int, default=1, help="local worker processes")
     p.add_argument("--out", type=Path, help="run directory (default runs/SUITE-AGENT[-TAGS]-seedS)")
@@ -229,6 +237,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             seed=args.seed,
             split=args.split,
             limit=args.limit,
+            order=args.order,
             options=suite_options(args, args.run_options, out),
             workers=args.workers,
             resume=args.resume,

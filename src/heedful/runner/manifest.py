@@ -38,7 +38,12 @@ class RunSpec(BaseModel):
     agent_args: dict[str, Any] = Field(default_factory=dict, description="Keyword arguments of the agent.")
     seed: int = Field(description="Run seed; each episode's seed is derived from it and the episode id.")
     options: dict[str, Any] = Field(default_factory=dict, description='Suite run options, e.g. {"mask": true}.')
-    limit: int | None = Field(default=None, ge=0, description="Run only the first `limit` episodes.")
+    limit: int | None = Field(default=None, ge=0, description="Run only `limit` episodes (see `order`).")
+    order: Literal["stratified", "file"] = Field(
+        default="file",
+        description="Which episodes a `limit` takes: a seeded sample over the suite's groups (heedful.sampling) or "
+        "the first in file order. Runs made before the field existed took the first.",
+    )
 
 
 class RunManifest(BaseModel):
@@ -109,9 +114,9 @@ def git_state(package_dir: Path | None = None) -> tuple[str | None, bool | None]
     return revision, (None if status is None else bool(status))
 
 
-RESUMABLE_FIELDS = frozenset({"limit", "dataset_source"})
-"""Spec fields a resume may change: the limit may grow, and the dataset may be named by another path (or be
-generated again) as long as its content hash, which is compared, is the same."""
+RESUMABLE_FIELDS = frozenset({"limit", "dataset_source", "order"})
+"""Spec fields a resume may change: the limit may grow (in the same `order`: the runner checks), and the dataset may
+be named by another path (or be generated again) as long as its content hash, which is compared, is the same."""
 
 
 def run_identity(spec: RunSpec, session_args: frozenset[str] = frozenset()) -> str:

@@ -32,6 +32,7 @@ from heedful.runner.manifest import (
     write_manifest,
 )
 from heedful.runner.store import RECORDS_NAME, RunStore, stored_records
+from heedful.sampling import sample_positions
 from heedful.suites.base import Suite
 from heedful.suites.registry import get_suite
 
@@ -68,7 +69,8 @@ def run(
     retry_failed: bool = True,
     train: Sequence[Any] | None = None,
 ) -> RunResult:
-    """Run `spec.agent` on the first `spec.limit` of `episodes` and store every record in `run_dir`.
+    """Run `spec.agent` on `episodes` (or the `spec.limit` of them that `spec.order` selects, see
+    `heedful.sampling`) and store every record in `run_dir`.
 
     Records are committed one by one, so an interrupted or killed run keeps its finished episodes and
     `resume=True` continues it: episodes with a scored record are skipped, and those that failed
@@ -120,7 +122,7 @@ def run(
         _make_run_dir(run_dir)
         with RunLock(run_dir), _sigterm_as_interrupt():
             manifest = _open_manifest(spec, run_dir, resume, declared.description(), workers, declared.session_args)
-            planned = len(episodes) if spec.limit is None else min(spec.limit, len(episodes))
+            planned = len(selected_positions(spec, suite, episodes))
             manifest = manifest.model_copy(update={"planned": planned, "available": len(episodes)})
             write_manifest(run_dir, manifest)  # a killed run still says how much it set out to do
             return _run_session(spec, suite, agent, episodes, train, run_dir, manifest, workers, progress, retry_failed)
@@ -146,7 +148,7 @@ def _run_session(
     with RunStore(run_dir) as store:
         store.check_producer(manifest.run_identity)  # a resume never extends a run that mixes two
         try:
-            todo = _todo(spec, episodes, store, retry_failed)
+            todo = _todo(spec, suite, episodes, store, retry_failed)
             _charge_previous_usage(agent, store)
             fit_on = _training(suite, agent, episodes if train is None else train)
             work = Work(spec, suite, agent, fit_on, todo)
@@ -300,6 +302,11 @@ def _resumed_manifest(
             f"cannot resume {run_dir}: the request differs from the stored run in "
             f"{', '.join(differing)} ({details}); start a new run with another --out"
         )
+    if spec.limit is not None and stored.spec.limit is not None and spec.order != stored.spec.order:
+        raise RunError(
+            f"cannot resume {run_dir} with --order {spec.order}: its --limit sample was drawn in {stored.spec.order} "
+            f"order; resume with --order {stored.spec.order} (or without --limit, to run every episode)"
+        )
     if _limit_key(spec.limit) < _limit_key(stored.spec.limit):
         raise RunError(
             f"cannot resume {run_dir} with limit {spec.limit}: it already covers limit {stored.spec.limit}; "
@@ -321,11 +328,22 @@ def _resumed_manifest(
     return manifest
 
 
-def _todo(spec: RunSpec, episodes: Sequence[Any], store: RunStore, retry_failed: bool) -> list[tuple[int, Any]]:
+def selected_positions(spec: RunSpec, suite: Suite, episodes: Sequence[Any]) -> list[int]:
+    """Dataset positions of the episodes the run covers: all, the first `limit`, or a stratified sample of them."""
+    if spec.limit is None or spec.limit >= len(episodes):
+        return list(range(len(episodes)))
+    if spec.order == "file":
+        return list(range(spec.limit))
+    return sample_positions(suite.sample_units(episodes), spec.limit, spec.seed)
+
+
+def _todo(
+    spec: RunSpec, suite: Suite, episodes: Sequence[Any], store: RunStore, retry_failed: bool
+) -> list[tuple[int, Any]]:
     """(index, episode) pairs of the selected episodes that still need a record."""
-    selected = episodes if spec.limit is None else episodes[: spec.limit]
     done = store.done_ids(SCORED if retry_failed else set(Status)) - store.unreadable_ids()
-    return [(index, ep) for index, ep in enumerate(selected) if ep.episode_id not in done]
+    chosen = selected_positions(spec, suite, episodes)
+    return [(index, episodes[index]) for index in chosen if episodes[index].episode_id not in done]
 
 
 def _progress_bar(total: int, enabled: bool, desc: str) -> _Bar:

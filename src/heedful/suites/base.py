@@ -15,6 +15,7 @@ from heedful.metrics.rows import MetricRow
 from heedful.metrics.spec import MetricSpec
 from heedful.records import Record, Status
 from heedful.requirements import Requirement
+from heedful.sampling import Unit, one_unit_per_episode
 from heedful.suites.options import RunOptions, validate
 
 
@@ -159,6 +160,13 @@ class Suite(Protocol):
         """The modules a run with these options imports (heedful.requirements), checked before anything is written."""
         ...
 
+    def sample_units(self, episodes: Sequence[Any]) -> list[Unit]:
+        """The run's episodes cut into sampling units, each with its stratum, for `--limit` (heedful.sampling)."""
+        ...
+
+    sample_strata: str
+    """How `sample_units` stratifies, for report titles (e.g. "category x split, whole families")."""
+
     has_images: bool
     """Whether `attach_images` renders anything (`heedful generate --images`)."""
 
@@ -215,6 +223,11 @@ class SuiteBase:
 
     def requirements(self, options: dict[str, Any]) -> tuple[Requirement, ...]:
         return ()
+
+    sample_strata = "no groups (a seeded random sample)"
+
+    def sample_units(self, episodes: Sequence[Any]) -> list[Unit]:
+        return one_unit_per_episode(len(episodes))
 
     def run_tag(self, options: dict[str, Any]) -> str:
         return ""

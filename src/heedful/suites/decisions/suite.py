@@ -10,6 +10,7 @@ from heedful.metrics.rows import MetricRow
 from heedful.metrics.spec import MetricSpec
 from heedful.records import Record, Status
 from heedful.replies import as_reply
+from heedful.sampling import Unit
 from heedful.suites.base import RolloutContext, SuiteBase
 from heedful.suites.decisions import conditions, dataset
 from heedful.suites.decisions.answers import parse_answer
@@ -126,6 +127,17 @@ class DecisionsSuite(SuiteBase):
 
     def failure_record(self, episode: DecisionEpisode, context: RolloutContext, status: Status, error: str) -> Record:
         return self._record(episode, context, status=status, error=error)
+
+    sample_strata = "category x split, whole families (the last one may be cut)"
+
+    def sample_units(self, episodes: Sequence[DecisionEpisode]) -> list[Unit]:
+        """One unit per family (its instances are scored together), stratified by category x split."""
+        families: dict[str, list[int]] = {}
+        strata: dict[str, str] = {}
+        for position, ep in enumerate(episodes):
+            families.setdefault(ep.family_id, []).append(position)
+            strata[ep.family_id] = f"{ep.category}/{ep.split}"
+        return [(strata[family], positions) for family, positions in families.items()]
 
     @property
     def metric_spec(self) -> MetricSpec:

@@ -11,6 +11,7 @@ from heedful.metrics.rows import MetricRow
 from heedful.metrics.spec import MetricSpec
 from heedful.records import Record, Status
 from heedful.requirements import Requirement
+from heedful.sampling import Unit
 from heedful.suites.base import RolloutContext, SuiteBase
 from heedful.suites.household import dataset, perception
 from heedful.suites.household.dataset import SUITE_VERSION
@@ -123,6 +124,11 @@ class HouseholdSuite(SuiteBase):
 
     def requirements(self, options: dict[str, Any]) -> tuple[Requirement, ...]:
         return (Requirement("skfmm", "the household planner's fast marching"),)
+
+    sample_strata = "split x task type x clear / ambiguous"
+
+    def sample_units(self, episodes: Sequence[HouseholdEpisode]) -> list[Unit]:
+        return [(f"{ep.split}/{ep.task_type}/{ep.ambiguous}", [i]) for i, ep in enumerate(episodes)]
 
     @property
     def metric_spec(self) -> MetricSpec:

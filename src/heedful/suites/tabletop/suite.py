@@ -20,6 +20,7 @@ from heedful.metrics.spec import MetricSpec
 from heedful.payloads.tabletop import TrialPayload
 from heedful.records import Record, Status
 from heedful.requirements import Requirement
+from heedful.sampling import Unit
 from heedful.suites.base import RolloutContext, SuiteBase
 from heedful.suites.episode_files import content_hash
 from heedful.suites.tabletop import dataset
@@ -197,6 +198,12 @@ class TabletopSuite(SuiteBase):
                 Requirement("imageio_ffmpeg", "--video", "tabletop"),
             ]
         return tuple(needs)
+
+    sample_strata = "scene x level"
+
+    def sample_units(self, episodes: Sequence[Any]) -> list[Unit]:
+        """One unit per trial, stratified by scene x level (a run's episodes are trials)."""
+        return [(f"S{_task_of(t).scene}/{_task_of(t).level}", [i]) for i, t in enumerate(episodes)]
 
     @property
     def metric_spec(self) -> MetricSpec:
