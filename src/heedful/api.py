@@ -317,7 +317,7 @@ def demos(
     *,
     per_task: int = 50,
     cameras: bool = False,
-    image_size: int = 128,
+    image_size: int = 224,
     seed: int = 0,
     tasks: Sequence[str] | None = None,
     progress: Any = None,

@@ -63,7 +63,13 @@ def add_demos(sub: Any, formatter: Any) -> None:
     p.add_argument("suite", choices=["tabletop"], help="suite (only tabletop has demonstrations)")
     p.add_argument("--out", type=Path, required=True, help="output directory")
     p.add_argument("--cameras", action="store_true", help="also store agentview and wrist images")
-    p.add_argument("--image-size", type=int, default=128, help="image height and width with --cameras")
+    p.add_argument(
+        "--image-size",
+        type=int,
+        default=224,
+        help="image height and width with --cameras (default: the size evaluation renders, so a policy trains on "
+        "the images it is tested on)",
+    )
     p.add_argument("--per-task", type=int, default=50, help="demonstrations per training task")
     p.add_argument(
         "--task", action="append", dest="tasks", metavar="LABEL", help="only this training task (repeatable)"

@@ -98,3 +98,18 @@ def test_a_demo_replays_exactly_from_its_layout_and_actions(tmp_path: Path) -> N
     for action in actions:
         rt.step(action)
     assert np.array_equal(np.stack(rt.states or [])[: len(actions)], states)
+
+
+def test_demos_default_to_the_image_size_evaluation_renders() -> None:
+    """A policy trained on default demos sees the same resolution at test time (they were 128 px against 224).
+    Evaluation trials render with TrialRuntime's default RenderConfig (the suite passes none)."""
+    import inspect
+
+    from heedful.cli.main import build_parser
+    from heedful.sims.tabletop.config import RenderConfig
+
+    evaluated = RenderConfig().width
+    assert DemoSettings().image_size == evaluated == RenderConfig().height
+    assert inspect.signature(demos).parameters["image_size"].default == evaluated
+    parser, _ = build_parser()
+    assert parser.parse_args(["demos", "tabletop", "--out", "x"]).image_size == evaluated

@@ -40,7 +40,7 @@ class DemoSettings:
     seed: int = 0
     per_task: int = DEMOS_PER_TASK
     cameras: bool = False
-    image_size: int = 128
+    image_size: int = RenderConfig().width  # what evaluation renders: a policy trains on the size it is tested at
 
     def as_dict(self) -> dict[str, Any]:
         return {"format": DEMO_FORMAT, **self.__dict__}
