@@ -22,11 +22,15 @@ from heedful.sampling import Order
 def load_or_generate(
     suite: Any, dataset: Path | None, seed: int, progress: bool = False, *, verify: bool = True
 ) -> tuple[list[Any], str]:
-    """The suite's episodes from `dataset` (its content hash checked unless `verify` is False), or generated in
-    memory from `seed`; plus where they came from."""
+    """The suite's episodes from `dataset` (its content hash checked unless `verify` is False), or its default
+    dataset for `seed` (generated once into the dataset cache, `heedful.dataset_cache`, then loaded from it);
+    plus where they came from. `progress` announces a generation on stderr."""
+    from heedful.dataset_cache import cached_dataset
+
     if dataset is not None:
         return list(suite.load_dataset(Path(dataset), verify=verify)), str(dataset)
-    return list(suite.generate(seed)), f"generated:seed={seed}"
+    episodes, _ = cached_dataset(suite, seed, announce=progress)
+    return episodes, f"generated:seed={seed}"
 
 
 def select(suite: Any, episodes: Sequence[Any], split: str) -> list[Any]:
@@ -80,7 +84,7 @@ def evaluate(
         raise ConfigError(f"--limit must be at least 1, got {limit}")
     if order not in ("stratified", "file"):
         raise ConfigError(f"--order must be stratified or file, got {order!r}")
-    episodes, source = load_or_generate(suite_obj, dataset, seed, verify=verify)
+    episodes, source = load_or_generate(suite_obj, dataset, seed, progress, verify=verify)
     chosen = select(suite_obj, episodes, split)
     chosen = suite_obj.episodes_for_run(chosen, options)  # tabletop: the trials of the chosen tasks
     if not chosen:
@@ -331,7 +335,7 @@ def demos(
     through the lerobot library; `repo_id` names it, `video` stores the cameras as video).
     """
     from heedful.suites.tabletop.demos import DemoSettings, generate_demos
-    from heedful.suites.tabletop.registry import training_tasks
+    from heedful.suites.tabletop.registry import training_task, training_tasks
 
     if per_task < 1 or image_size < 16:
         raise ConfigError(f"--per-task must be at least 1 and --image-size at least 16, got {per_task}, {image_size}")
@@ -341,10 +345,8 @@ def demos(
         raise ConfigError("--repo-id and --video apply to --format lerobot only")
     chosen = list(training_tasks())
     if tasks:
-        known = {t.label for t in chosen}
-        unknown = [name for name in tasks if name not in known]
-        if unknown:
-            raise ConfigError(f"unknown training task {unknown[0]!r}; labels look like {sorted(known)[0]!r}")
+        for label in tasks:
+            training_task(label)  # an unknown label: UnknownNameError with did-you-mean
         chosen = [t for t in chosen if t.label in set(tasks)]
     settings = DemoSettings(seed=seed, per_task=per_task, cameras=cameras, image_size=image_size)
     if format == "lerobot":

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from heedful.cli.common import suite_arg
+from heedful.cli.parser import key_values
+from heedful.errors import ConfigError
 
 # --- report, export, compare
 
@@ -129,20 +131,79 @@ def add_list(sub: Any, formatter: Any) -> None:
     p = sub.add_parser(
         "list",
         formatter_class=formatter,
-        help="list suites and agents",
+        help="list suites and agents, or a suite's tasks",
         description=(
             "List the suites and their agents; with SUITE, each agent of that suite and what it does, the suite's "
-            "run options and its splits."
+            "run options and its splits. `heedful list tasks SUITE` lists the suite's tasks (its dataset lines: "
+            "tabletop's 554 evaluation tasks, household's 480 episodes, decisions' 4,036 instances) with their "
+            "groups, instruction and a one-line description; the same as `heedful.tasks(SUITE, ...)` in Python."
+        ),
+        epilog=(
+            "examples:\n"
+            "  heedful list tasks tabletop --where level=L1 --where scene=2\n"
+            "  heedful list tasks household --where task_type=S_hum --format json\n"
+            "  heedful list tasks tabletop --training      # the 75 training labels of `heedful demos --task`"
         ),
     )
     p.add_argument("suite", nargs="?", help="describe this suite's agents (first line of each agent's docstring)")
+    p.add_argument("tasks_of", nargs="?", metavar="SUITE", help="after `tasks`: the suite whose tasks to list")
+    p.add_argument(
+        "--where",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="list tasks: keep those whose group KEY is VALUE (repeatable; e.g. level=L1, scene=2, split=test)",
+    )
+    p.add_argument("--dataset", type=Path, help="list tasks: of this dataset directory (default: the default dataset)")
+    p.add_argument("--seed", type=int, default=0, help="list tasks: seed of the default dataset")
+    p.add_argument("--training", action="store_true", help="list tasks (tabletop): the 75 training labels instead")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="list tasks: text or JSON lines")
     p.set_defaults(handler=cmd_list)
+
+
+def cmd_list_tasks(args: argparse.Namespace) -> int:
+    import json
+
+    from heedful.task_catalog import TaskInfo, tasks
+
+    if args.tasks_of is None:
+        raise ConfigError("say whose tasks: heedful list tasks SUITE (e.g. heedful list tasks tabletop)")
+    if args.training:
+        if args.tasks_of != "tabletop":
+            raise ConfigError("--training lists the tabletop suite's training labels; drop it for other suites")
+        from heedful.suites.tabletop.registry import training_tasks
+
+        found = [
+            TaskInfo("tabletop", t.label, t.paraphrases[0], f"{len(t.paraphrases)} phrasings, layout {t.config}")
+            for t in training_tasks()
+        ]
+        columns: tuple[str, ...] = ()
+    else:
+        from heedful.suites.registry import get_suite
+
+        filters = key_values(args.where, "--where")
+        found = tasks(args.tasks_of, dataset=args.dataset, seed=args.seed, **filters)
+        columns = get_suite(args.tasks_of).task_columns
+    for t in found:
+        if args.format == "json":
+            print(json.dumps({"id": t.id, "instruction": t.instruction, "description": t.description, **t.groups}))
+        else:
+            groups = "  ".join(t.groups[c] for c in columns)
+            print(f"{t.id}  {groups}  {t.instruction}".replace("    ", "  "))
+            print(f"    {t.description}")
+    if args.format == "text":
+        print(f"{len(found)} tasks", file=sys.stderr)
+    return 0
 
 
 def cmd_list(args: argparse.Namespace) -> int:
     from heedful.agents.registry import agent_class, agent_names
     from heedful.suites.registry import SUITES, get_suite
 
+    if args.suite == "tasks":
+        return cmd_list_tasks(args)
+    if args.tasks_of is not None:
+        raise ConfigError(f"unexpected {args.tasks_of!r}: heedful list [SUITE], or heedful list tasks SUITE")
     if args.suite is None:
         for suite in SUITES.names():
             print(f"suite {suite}: agents {', '.join(agent_names(suite))}")

@@ -167,6 +167,13 @@ class Suite(Protocol):
     sample_strata: str
     """How `sample_units` stratifies, for report titles (e.g. "category x split, whole families")."""
 
+    task_columns: tuple[str, ...]
+    """The grouping keys (`episode.keys()`) that `heedful list tasks SUITE` prints beside each id."""
+
+    def describe_task(self, episode: Any) -> tuple[str, str]:
+        """(instruction, one-line description) of one dataset line, for `heedful.tasks` and `heedful list tasks`."""
+        ...
+
     has_images: bool
     """Whether `attach_images` renders anything (`heedful generate --images`)."""
 
@@ -225,6 +232,10 @@ class SuiteBase:
         return ()
 
     sample_strata = "no groups (a seeded random sample)"
+    task_columns: tuple[str, ...] = ()
+
+    def describe_task(self, episode: Any) -> tuple[str, str]:
+        return str(getattr(episode, "instruction", "")), ""
 
     def sample_units(self, episodes: Sequence[Any]) -> list[Unit]:
         return one_unit_per_episode(len(episodes))

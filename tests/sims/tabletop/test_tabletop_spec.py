@@ -113,9 +113,12 @@ def test_sampled_scenes_are_seeded_valid_and_bounded() -> None:
 
 
 def test_importing_the_package_loads_neither_mujoco_nor_gymnasium() -> None:
+    """`import heedful` registers the Gymnasium ids only once gymnasium is imported, by entry-point string."""
     code = (
         "import sys, heedful, heedful.sims.tabletop as t; t.SceneSpec; "
-        "print('mujoco' in sys.modules, 'gymnasium' in sys.modules)"
+        "print('mujoco' in sys.modules, 'gymnasium' in sys.modules); "
+        "import gymnasium as gym; print('heedful/Tabletop-v0' in gym.registry, 'mujoco' in sys.modules, "
+        "'heedful.sims.tabletop.env' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.split() == ["False", "False"]
+    assert out.split() == ["False", "False", "True", "False", "False"]

@@ -1,9 +1,10 @@
 """Gymnasium environment `heedful/Tabletop-v0` over the tabletop simulator.
 
-Importing this module registers the id, so `gymnasium.make("heedful.sims.tabletop.env:heedful/Tabletop-v0")`
-works without a prior import. The scene and the instruction arrive through `reset(options=...)`:
-`{"scene": SceneSpec | dict | TabletopState, "instruction": str}`. The reward is always 0: success is
-judged afterwards from the recorded trajectory by the suite's stage scorers, never by the simulator.
+This is the simulator's core, free play: the scene and the instruction arrive through `reset(options=...)`:
+`{"scene": SceneSpec | dict | TabletopState, "instruction": str}`, and the reward is always 0. The registered
+id `heedful/Tabletop-v0` (see `heedful.envs`) makes `heedful.suites.tabletop.task_env.TabletopTaskEnv`, this
+env plus the benchmark's tasks and their stage scores (sparse success reward). The older id
+`heedful.sims.tabletop.env:heedful/Tabletop-v0` still works and makes the same.
 """
 
 from __future__ import annotations
@@ -191,9 +192,10 @@ class TabletopEnv(gym.Env[Obs, NDArray[Any]]):
 
 
 def register_env() -> None:
-    """Register `heedful/Tabletop-v0` with Gymnasium (idempotent)."""
-    if ENV_ID not in gym.registry:
-        gym.register(id=ENV_ID, entry_point="heedful.sims.tabletop.env:TabletopEnv")
+    """Register heedful's Gymnasium ids (idempotent; `import heedful` already does, see `heedful.envs`)."""
+    from heedful.envs import register_all
+
+    register_all()
 
 
 register_env()

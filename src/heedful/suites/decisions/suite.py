@@ -129,6 +129,13 @@ class DecisionsSuite(SuiteBase):
         return self._record(episode, context, status=status, error=error)
 
     sample_strata = "category x split, whole families (the last one may be cut)"
+    task_columns = ("split", "category", "role")
+
+    def describe_task(self, episode: Any) -> tuple[str, str]:
+        ep: DecisionEpisode = episode
+        return ep.instruction, (
+            f"{ep.subtype}, {ep.decision_type} among {len(ep.candidates)} candidates; family {ep.family_id}"
+        )
 
     def sample_units(self, episodes: Sequence[DecisionEpisode]) -> list[Unit]:
         """One unit per family (its instances are scored together), stratified by category x split."""

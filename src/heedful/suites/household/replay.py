@@ -151,7 +151,9 @@ def find_episode(run_dir: Path, episode_id: str, dataset: Path | None) -> tuple[
     if dataset is not None:
         episodes = suite.load_dataset(dataset)
     elif source.startswith("generated:seed="):
-        episodes = suite.generate(int(source.split("=", 1)[1]))
+        from heedful.dataset_cache import cached_dataset
+
+        episodes, _ = cached_dataset(suite, int(source.split("=", 1)[1]))
     else:
         episodes = suite.load_dataset(Path(source))
     episode = next((ep for ep in episodes if ep.episode_id == episode_id), None)

@@ -126,6 +126,17 @@ class HouseholdSuite(SuiteBase):
         return (Requirement("skfmm", "the household planner's fast marching"),)
 
     sample_strata = "split x task type x clear / ambiguous"
+    task_columns = ("split", "task_type", "ambiguous")
+
+    def describe_task(self, episode: Any) -> tuple[str, str]:
+        ep: HouseholdEpisode = episode
+        clarity = "" if ep.ambiguous is None else ("ambiguous, " if ep.ambiguous else "clear, ")
+        goal = f"a {ep.goal.receptacle}" if ep.goal.receptacle else f"the {ep.goal.function or ep.goal.kind}"
+        rooms = len(ep.house.rooms)
+        return ep.command, (
+            f"{clarity}bring a {ep.target_category} to {goal} in {ep.house_id} ({rooms} rooms); "
+            f"oracle {ep.oracle_steps} steps"
+        )
 
     def sample_units(self, episodes: Sequence[HouseholdEpisode]) -> list[Unit]:
         return [(f"{ep.split}/{ep.task_type}/{ep.ambiguous}", [i]) for i, ep in enumerate(episodes)]

@@ -21,7 +21,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from functools import cache
 
-from heedful.errors import GenerationError
+from heedful.errors import GenerationError, UnknownNameError
+from heedful.registry import suggest
 from heedful.seeding import stable_hash
 from heedful.suites.tabletop import scene1, scene2, scene3, scene4
 from heedful.suites.tabletop.behaviour import training_motion_fits
@@ -258,6 +259,41 @@ def evaluation_tasks() -> tuple[TabletopTask, ...]:
             picked = _select(found, n, f"scene {family.scene} {level}")
             out += [_task(family, level, k, c) for k, c in enumerate(picked)]
     return tuple(out)
+
+
+@cache
+def _tasks_by_id() -> dict[str, TabletopTask]:
+    return {t.task: t for t in evaluation_tasks()}
+
+
+def evaluation_task(task_id: str) -> TabletopTask:
+    """The evaluation task `task_id` (e.g. 's1_L0_000_pickup').
+
+    Raises:
+        UnknownNameError: no such task; the message suggests the nearest id.
+    """
+    by_id = _tasks_by_id()
+    if task_id not in by_id:
+        raise UnknownNameError(
+            f"unknown tabletop task {task_id!r}{suggest(task_id, by_id)}; ids look like 's1_L0_000_pickup' "
+            "(scene, level, number, action): `heedful list tasks tabletop` lists all 554"
+        )
+    return by_id[task_id]
+
+
+def training_task(label: str) -> TrainingTask:
+    """The training task `label` (e.g. 's1_t00_pickup').
+
+    Raises:
+        UnknownNameError: no such label; the message suggests the nearest one.
+    """
+    by_label = {t.label: t for t in training_tasks()}
+    if label not in by_label:
+        raise UnknownNameError(
+            f"unknown training task {label!r}{suggest(label, by_label)}; labels look like 's1_t00_pickup' "
+            "(scene, number, action): `heedful list tasks tabletop --training` lists all 75"
+        )
+    return by_label[label]
 
 
 def training_layouts() -> dict[str, Layout]:

@@ -200,6 +200,14 @@ class TabletopSuite(SuiteBase):
         return tuple(needs)
 
     sample_strata = "scene x level"
+    task_columns = ("level", "scene", "action")
+
+    def describe_task(self, episode: Any) -> tuple[str, str]:
+        task: TabletopTask = episode
+        g = task.grounded
+        what = " -> ".join(x for x in (g.source, g.target or g.direction or g.second) if x)
+        origin = f", varies {task.derived_from}" if task.derived_from and task.level != "L0" else ""
+        return task.instruction, f"{task.action} {what} in layout {task.config}{origin}; {task.horizon} steps"
 
     def sample_units(self, episodes: Sequence[Any]) -> list[Unit]:
         """One unit per trial, stratified by scene x level (a run's episodes are trials)."""

@@ -1,0 +1,90 @@
+"""The on-disk cache of generated default datasets: one directory per (suite version, seed, config).
+
+A run, replay or task listing without `--dataset` used to regenerate the suite's dataset every time (the
+household world takes about 50 s on two cores). Now the first one generates it and writes it as
+`heedful generate` would (`episodes.jsonl` + `dataset.json` with the content hash) under the cache root;
+later ones load it, checking the content hash. A cache directory that fails the check (edited, truncated)
+is regenerated and replaced, with a warning. The key is the suite's dataset version, so a generator change
+that bumps the version never reads an old cache.
+
+The root is `$HEEDFUL_CACHE_DIR`, else `$XDG_CACHE_HOME/heedful`, else `~/.cache/heedful`; datasets live
+in its `datasets/` folder. `HEEDFUL_CACHE_DIR=off` turns the cache off (generate in memory every time).
+Concurrent writers are safe: each stages its own directory and the first rename wins.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from heedful.errors import DatasetError
+
+OFF = "off"
+
+
+def cache_root() -> Path | None:
+    """Where cached datasets live, or None when the cache is turned off."""
+    explicit = os.environ.get("HEEDFUL_CACHE_DIR")
+    if explicit == OFF:
+        return None
+    if explicit:
+        return Path(explicit) / "datasets"
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "heedful" / "datasets"
+
+
+def cache_key(suite: Any, seed: int, config: dict[str, Any] | None) -> str:
+    """`<version>-seed<seed>-<config digest>` ("default" for the default config)."""
+    if config:
+        text = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
+        digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+    else:
+        digest = "default"
+    return f"{suite.version}-seed{seed}-{digest}"
+
+
+def cached_dataset(
+    suite: Any, seed: int, config: dict[str, Any] | None = None, *, announce: bool = False
+) -> tuple[list[Any], Path | None]:
+    """The suite's generated episodes for (seed, config) and the cache directory holding them (None: no cache).
+
+    `announce` prints one line on stderr before generating (the household world takes a while).
+    """
+    root = cache_root()
+    where = None if root is None else root / cache_key(suite, seed, config)
+    if where is not None and (where / "dataset.json").is_file():
+        try:
+            return list(suite.load_dataset(where, verify=True)), where
+        except DatasetError as exc:
+            print(f"heedful: the cached dataset {where} is damaged ({exc}); regenerating it", file=sys.stderr)
+    if announce:
+        into = f" into the cache {where} (once)" if where is not None else " (the cache is off)"
+        print(f"heedful: generating the {suite.name} dataset for seed {seed}{into}", file=sys.stderr, flush=True)
+    episodes = list(suite.generate(seed, config))
+    return episodes, None if where is None else _store(suite, episodes, where, seed, config)
+
+
+def _store(suite: Any, episodes: list[Any], where: Path, seed: int, config: dict[str, Any] | None) -> Path | None:
+    """Write the dataset beside `where` and rename it into place; None when the cache cannot be written."""
+    try:
+        where.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{where.name}.", suffix=".partial", dir=where.parent))
+    except OSError as exc:
+        print(f"heedful: cannot write the dataset cache {where.parent} ({exc.strerror}); not caching", file=sys.stderr)
+        return None
+    try:
+        suite.save_dataset(episodes, staging, {"seed": seed, "config": dict(config or {})})
+        if where.exists():  # damaged: replace it
+            shutil.rmtree(where, ignore_errors=True)
+        os.replace(staging, where)
+    except OSError:
+        shutil.rmtree(staging, ignore_errors=True)  # another process renamed its copy first: use that one
+        if not (where / "dataset.json").is_file():
+            return None
+    return where

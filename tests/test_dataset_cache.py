@@ -1,0 +1,78 @@
+"""The default-dataset cache: generated once per (version, seed, config), loaded hash-checked, repaired, optional."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from heedful.dataset_cache import cache_key, cached_dataset
+from heedful.suites.decisions.suite import DecisionsSuite
+
+
+class CountingSuite(DecisionsSuite):
+    """The real decisions suite, counting its generations (a spy, not a double: it generates for real)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.generated = 0
+
+    def generate(self, seed: int, config: dict[str, Any] | None = None, progress: Any = None) -> list[Any]:
+        self.generated += 1
+        return super().generate(seed, config or self.check_config)
+
+
+def _dumps(episodes: list[Any]) -> list[str]:
+    return [e.model_dump_json() for e in episodes]
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("HEEDFUL_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache" / "datasets"
+
+
+def test_the_first_call_generates_and_the_next_loads_the_same_episodes(cache: Path) -> None:
+    suite = CountingSuite()
+    first, where = cached_dataset(suite, 3)
+    second, again = cached_dataset(suite, 3)
+    assert suite.generated == 1 and where == again == cache / cache_key(suite, 3, None)
+    assert _dumps(first) == _dumps(second) == _dumps(suite.generate(3))
+    assert json.loads((where / "dataset.json").read_text())["content_hash"] == suite.dataset_hash(first)
+    cached_dataset(suite, 4)
+    assert suite.generated == 3 and len(list(cache.iterdir())) == 2  # another seed, another entry
+
+
+def test_a_damaged_cache_is_regenerated_with_a_warning(cache: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    suite = CountingSuite()
+    good, where = cached_dataset(suite, 0)
+    assert where is not None
+    lines = (where / "episodes.jsonl").read_text().splitlines()
+    (where / "episodes.jsonl").write_text("\n".join(lines[:-1]) + "\n")  # a truncated file
+    repaired, _ = cached_dataset(suite, 0)
+    assert suite.generated == 2 and _dumps(repaired) == _dumps(good)
+    assert "is damaged" in capsys.readouterr().err
+    cached_dataset(suite, 0)
+    assert suite.generated == 2  # the repaired copy is used again
+
+
+def test_the_key_names_version_seed_and_config() -> None:
+    suite = DecisionsSuite()
+    assert cache_key(suite, 0, None) == f"{suite.version}-seed0-default"
+    assert cache_key(suite, 0, {"a": 1, "b": 2}) == cache_key(suite, 0, {"b": 2, "a": 1}) != cache_key(suite, 0, None)
+
+
+def test_off_and_an_unwritable_root_generate_in_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    suite = CountingSuite()
+    monkeypatch.setenv("HEEDFUL_CACHE_DIR", "off")
+    episodes, where = cached_dataset(suite, 0, announce=True)
+    assert where is None and episodes and "the cache is off" in capsys.readouterr().err
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("HEEDFUL_CACHE_DIR", str(blocker))
+    episodes, where = cached_dataset(suite, 0)
+    assert where is None and episodes and "not caching" in capsys.readouterr().err
