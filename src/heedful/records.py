@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from enum import StrEnum
 from typing import Any
 
@@ -55,6 +56,12 @@ class Record(BaseModel):
     scores: dict[str, float] = Field(default_factory=dict)
     usage: dict[str, int] = Field(default_factory=dict)
     agent_info: dict[str, JSONValue] = Field(default_factory=dict)
+    inputs: dict[str, JSONValue] = Field(
+        default_factory=dict,
+        description="What the agent was given: the instruction (as shown: masked under --mask), the candidate ids, "
+        "and `prompt`, a reference {sha256} to the exact prompt a language agent sent (its text is stored once per "
+        "distinct prompt in the run's record store, see RunStore.prompt_text). Empty in records made before it.",
+    )
     timing: dict[str, float] = Field(default_factory=dict)
     truncated: dict[str, dict[str, JSONValue]] | None = Field(
         default=None,
@@ -76,15 +83,30 @@ class Record(BaseModel):
 
     @model_serializer(mode="wrap")
     def _omit_untruncated(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # records with nothing cut serialize exactly as before the field existed
+        # records with nothing cut (and no inputs) serialize exactly as before the fields existed
         out: dict[str, Any] = handler(self)
         if out.get("truncated", "") is None:
             del out["truncated"]
+        if out.get("inputs") == {}:
+            del out["inputs"]
         return out
 
     def deterministic_dict(self) -> dict[str, JSONValue]:
         """Everything but timing: equal for two runs with the same seed, whatever the backend."""
         return self.model_dump(mode="json", exclude={"timing"})
+
+
+PROMPT = "prompt"
+"""The key of `Record.inputs` (and of an agent reply's `info`) that references the exact prompt."""
+
+
+def prompt_reference(messages: Sequence[tuple[str, str]], images: Sequence[bytes] = ()) -> dict[str, str]:
+    """The exact chat messages as {"sha256", "text"}: `text` is one `[role]` section per message (images named
+    by their sha256). The run store keeps each distinct text once and the record only its sha256."""
+    parts = [f"[{role}]\n{content}" for role, content in messages]
+    parts += [f"[image] sha256:{hashlib.sha256(image).hexdigest()}" for image in images]
+    text = "\n\n".join(parts)
+    return {"sha256": hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(), "text": text}
 
 
 def _bounded(value: Any, path: str, cuts: dict[str, dict[str, JSONValue]]) -> Any:

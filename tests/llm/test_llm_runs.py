@@ -184,3 +184,30 @@ def test_transport_failures_are_recorded_with_their_own_status(heedful_run: Run,
     assert [r.status.value for r in records] == ["interface_error"] * 2
     assert all("HTTP 503" in (r.error or "") and r.usage["model_calls"] == 2 for r in records)
     assert all(r.correct is None for r in records)
+
+
+def test_records_keep_the_instruction_and_reference_the_exact_prompt_stored_once(
+    heedful_run: Run, server: FakeOpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from heedful.runner.store import RunStore
+
+    out = tmp_path / "run"
+    assert heedful_run(server, out, "--limit", "4", "--order", "file") == 0
+    _, records = load_run(out)
+    sent = {"\n\n".join(f"[{m['role']}]\n{m['content']}" for m in body["messages"]): body for body in server.requests}
+    with RunStore(out) as store:
+        texts = store.prompt_texts()
+    assert len(texts) == len(records) == 4  # four distinct prompts, each stored once; records hold only the hash
+    for record in records:
+        reference = record.inputs["prompt"]
+        assert set(reference) == {"sha256"} and texts[reference["sha256"]] in sent
+        assert record.inputs["instruction"] in texts[reference["sha256"]]
+        assert record.inputs["candidates"] and "prompt" not in record.agent_info
+    capsys.readouterr()
+    assert main(["show", str(out), records[0].episode_id, "--full"]) == 0
+    shown = capsys.readouterr().out
+    prompt_lines = texts[records[0].inputs["prompt"]["sha256"]].splitlines()
+    assert all(line.strip() in shown for line in prompt_lines) and records[0].inputs["instruction"] in shown
+    assert main(["export", str(out), "--format", "jsonl", "--out", str(tmp_path / "x.jsonl")]) == 0
+    rows = [json.loads(line) for line in (tmp_path / "x.jsonl").read_text().splitlines()]
+    assert [r["prompt"] for r in rows] == [texts[r.inputs["prompt"]["sha256"]] for r in records]

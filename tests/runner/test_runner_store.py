@@ -82,3 +82,21 @@ def test_git_state_reads_the_revision_of_a_checkout(tmp_path: Path) -> None:
     assert revision is not None and len(revision) == 40 and dirty is False
     (package / "__init__.py").write_text("x = 1\n")
     assert git_state(package)[1] is True
+
+
+def test_a_prompt_is_stored_once_and_records_keep_only_its_hash(tmp_path: Path) -> None:
+    from heedful.records import prompt_reference
+
+    shared = prompt_reference((("system", "be brief"), ("user", "pick a1")))
+    other = prompt_reference((("system", "be brief"), ("user", "pick a2")), images=(b"png",))
+    records = [
+        Record(episode_id=f"ep-{i}", index=i, status=Status.OK, inputs={"instruction": "x", "prompt": ref})
+        for i, ref in enumerate([shared, shared, other])
+    ]
+    with RunStore(tmp_path) as store:
+        store.put_many(records)
+        assert store.prompt_texts() == {shared["sha256"]: shared["text"], other["sha256"]: other["text"]}
+        stored = store.records()
+    assert [r.inputs["prompt"] for r in stored] == [{"sha256": r["sha256"]} for r in (shared, shared, other)]
+    assert "[image] sha256:" in other["text"] and stored[0].inputs["instruction"] == "x"
+    assert Record(episode_id="e", index=0, status=Status.OK).model_dump_json().find("inputs") == -1  # as before

@@ -14,6 +14,7 @@ content part (for vision-language models behind an OpenAI-compatible server).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from heedful.agents.base import AgentReply
@@ -23,6 +24,7 @@ from heedful.llm.prompts import load_prompt
 from heedful.llm.request import ChatRequest, Sampling
 from heedful.llm.session import SESSION_ARGS, TEXT_ONLY, LLMSession, check_session_kwargs
 from heedful.llm.structured import decision_schema
+from heedful.records import PROMPT, prompt_reference
 
 __all__ = ["SESSION_ARGS", "TEXT_ONLY", "LLMDecisionAgent", "SessionAgent", "check_llm_kwargs"]
 
@@ -121,8 +123,12 @@ class LLMDecisionAgent(SessionAgent):
         return ChatRequest(messages=messages, sampling=sampling, schema=schema, schema_name="decision", images=images)
 
     def decide(self, observation: Any) -> AgentReply:
-        """Ask the model once. Transport failures raise AgentInterfaceError / AgentTimeoutError subclasses."""
-        return self.ask(self.request_for(observation))
+        """Ask the model once; the reply's info references the exact prompt (`heedful show` prints it).
+        Transport failures raise AgentInterfaceError / AgentTimeoutError subclasses."""
+        request = self.request_for(observation)
+        reply = self.ask(request)
+        reference = prompt_reference(request.messages, request.images)
+        return replace(reply, info={**reply.info, PROMPT: reference})
 
     def describe(self) -> dict[str, Any]:
         """What the manifest stores: model identity, sampling, mode, prompt hash, prices. Never the API key."""

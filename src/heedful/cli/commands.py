@@ -18,6 +18,7 @@ from heedful.cli.parser import CliUsageError, Parser, key_values
 from heedful.cli.remote_args import add_remote_args, remote_agent_args
 from heedful.cli.results_commands import add_compare, add_export, add_list, add_replay, add_report, add_schema
 from heedful.cli.serve import add_serve
+from heedful.cli.show_command import add_show
 from heedful.cli.suite_flags import add_suite_flags, suite_options
 from heedful.cli.tabletop_commands import add_demos, add_entropy
 
@@ -263,6 +264,7 @@ REGISTRARS = [
     add_schema,
     add_list,
     add_replay,
+    add_show,
     add_entropy,
     add_demos,
     add_serve,

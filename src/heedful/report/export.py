@@ -12,15 +12,30 @@ from pathlib import Path
 from typing import Any
 
 from heedful.errors import ConfigError, DatasetError
-from heedful.records import Record
+from heedful.records import PROMPT, Record
 
-NESTED = {"gold", "prediction", "state", "candidates", "task", "usage", "agent_info", "timing", "scores", "truncated"}
+NESTED = {
+    "gold",
+    "prediction",
+    "state",
+    "candidates",
+    "task",
+    "usage",
+    "agent_info",
+    "timing",
+    "scores",
+    "truncated",
+    "inputs",
+}
 
 
-def record_row(record: Record) -> dict[str, Any]:
-    """A flat row: the record's fields with its grouping keys lifted to columns."""
+def record_row(record: Record, prompts: dict[str, str] | None = None) -> dict[str, Any]:
+    """A flat row: the record's fields with its grouping keys lifted to columns; `instruction` (as the agent was
+    shown it) and, for language agents, `prompt` (the exact text, from `prompts`: sha256 -> text) as columns."""
     row: dict[str, Any] = {"episode_id": record.episode_id, "index": record.index}
     row.update(record.keys)
+    if "instruction" in record.inputs:
+        row["instruction"] = record.inputs["instruction"]
     row.update(record.scores)  # per-episode scores (household: success, spl, steps, ...) as columns too
     if "visual" in row:
         row["visual"] = row["visual"] == "true"
@@ -34,6 +49,13 @@ def record_row(record: Record) -> dict[str, Any]:
         usage=record.usage,
         timing=record.timing,
     )
+    extra = {k: v for k, v in record.inputs.items() if k not in ("instruction", PROMPT)}
+    if extra:
+        row["inputs"] = extra  # decisions: the candidate ids, the image
+    reference = record.inputs.get(PROMPT)
+    if isinstance(reference, dict):
+        row["prompt_sha256"] = reference.get("sha256")
+        row["prompt"] = (prompts or {}).get(str(reference.get("sha256")))
     if record.truncated:  # which stored texts were cut to heedful.records.TEXT_LIMIT (length and sha256 of each)
         row["truncated"] = record.truncated
     return row
@@ -52,9 +74,14 @@ def rows_of(source: Path) -> list[dict[str, Any]]:
     source = Path(source)
     if (source / "manifest.json").exists():
         from heedful.runner import load_run
+        from heedful.runner.store import RECORDS_NAME, RunStore
 
         _, records = load_run(source)
-        return [record_row(r) for r in records]
+        prompts: dict[str, str] = {}
+        if (source / RECORDS_NAME).is_file():
+            with RunStore(source) as store:
+                prompts = store.prompt_texts()
+        return [record_row(r, prompts) for r in records]
     if (source / "dataset.json").exists():
         return _dataset_rows(source)
     raise DatasetError(f"{source} is neither a run directory (manifest.json) nor a dataset (dataset.json)")

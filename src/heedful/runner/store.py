@@ -14,7 +14,7 @@ from pathlib import Path
 from types import TracebackType
 
 from heedful.errors import RunError
-from heedful.records import Record, Status
+from heedful.records import PROMPT, Record, Status
 from heedful.runner.manifest import RunManifest, read_manifest
 
 RECORDS_NAME = "records.sqlite"
@@ -26,6 +26,12 @@ CREATE TABLE IF NOT EXISTS records (
     status TEXT NOT NULL,
     body TEXT NOT NULL,
     producer TEXT
+)
+"""
+_PROMPTS = """
+CREATE TABLE IF NOT EXISTS prompts (
+    sha256 TEXT PRIMARY KEY,
+    text TEXT NOT NULL
 )
 """
 PRODUCER_COLUMN = "ALTER TABLE records ADD COLUMN producer TEXT"  # stores made before records named their run
@@ -45,6 +51,7 @@ class RunStore:
             self._conn.execute("PRAGMA synchronous=NORMAL")
             with self._conn:
                 self._conn.execute(_SCHEMA)
+                self._conn.execute(_PROMPTS)
                 columns = {row[1] for row in self._conn.execute("PRAGMA table_info(records)")}
                 if "producer" not in columns:
                     self._conn.execute(PRODUCER_COLUMN)
@@ -58,9 +65,12 @@ class RunStore:
     def put_many(self, records: Iterable[Record], producer: str | None = None) -> None:
         """Store `records` in one transaction (all or none survive a crash), each marked with the run identity
         of the run that produced it (`RunManifest.run_identity`)."""
-        rows = [(r.episode_id, r.index, r.status.value, r.model_dump_json(), producer) for r in records]
+        prompts: dict[str, str] = {}
+        stored = [_without_prompt_text(r, prompts) for r in records]
+        rows = [(r.episode_id, r.index, r.status.value, r.model_dump_json(), producer) for r in stored]
         try:
             with self._conn:
+                self._conn.executemany("INSERT OR IGNORE INTO prompts (sha256, text) VALUES (?, ?)", prompts.items())
                 self._conn.executemany(
                     "INSERT OR REPLACE INTO records (episode_id, idx, status, body, producer) VALUES (?, ?, ?, ?, ?)",
                     rows,
@@ -70,6 +80,15 @@ class RunStore:
                 f"cannot store records in {self.path}: {err}; free disk space or fix the file, then --resume "
                 "(every record committed so far is kept)"
             ) from err
+
+    def prompt_text(self, sha256: str) -> str | None:
+        """The exact prompt a record's `inputs["prompt"]["sha256"]` names, or None (not stored)."""
+        row = self._conn.execute("SELECT text FROM prompts WHERE sha256 = ?", (sha256,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def prompt_texts(self) -> dict[str, str]:
+        """Every stored prompt, by sha256."""
+        return {str(sha): str(text) for sha, text in self._conn.execute("SELECT sha256, text FROM prompts")}
 
     def producers(self) -> dict[str | None, int]:
         """How many stored records each run identity produced (None: a record stored before identities)."""
@@ -154,6 +173,16 @@ class RunStore:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _without_prompt_text(record: Record, prompts: dict[str, str]) -> Record:
+    """The record with its prompt's text moved into `prompts` (sha256 -> text): each distinct prompt is stored once."""
+    prompt = record.inputs.get(PROMPT)
+    if not isinstance(prompt, dict) or "text" not in prompt or "sha256" not in prompt:
+        return record
+    prompts[str(prompt["sha256"])] = str(prompt["text"])
+    inputs = {**record.inputs, PROMPT: {"sha256": prompt["sha256"]}}
+    return record.model_copy(update={"inputs": inputs})
 
 
 def stored_records(run_dir: Path) -> int:

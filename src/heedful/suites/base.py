@@ -174,6 +174,14 @@ class Suite(Protocol):
         """(instruction, one-line description) of one dataset line, for `heedful.tasks` and `heedful list tasks`."""
         ...
 
+    def observation_summary(self, episode: Any) -> list[tuple[str, str]]:
+        """(label, text) lines of what the agent observes in this dataset line, for `heedful show`."""
+        ...
+
+    def record_details(self, record: Record) -> list[tuple[str, str]]:
+        """(label, text) lines of a record's suite-specific outcome (tabletop: per-stage scores), for `heedful show`."""
+        ...
+
     has_images: bool
     """Whether `attach_images` renders anything (`heedful generate --images`)."""
 
@@ -236,6 +244,12 @@ class SuiteBase:
 
     def describe_task(self, episode: Any) -> tuple[str, str]:
         return str(getattr(episode, "instruction", "")), ""
+
+    def observation_summary(self, episode: Any) -> list[tuple[str, str]]:
+        return []
+
+    def record_details(self, record: Record) -> list[tuple[str, str]]:
+        return []
 
     def sample_units(self, episodes: Sequence[Any]) -> list[Unit]:
         return one_unit_per_episode(len(episodes))

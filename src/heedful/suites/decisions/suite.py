@@ -8,7 +8,7 @@ from typing import Any
 
 from heedful.metrics.rows import MetricRow
 from heedful.metrics.spec import MetricSpec
-from heedful.records import Record, Status
+from heedful.records import PROMPT, Record, Status
 from heedful.replies import as_reply
 from heedful.sampling import Unit
 from heedful.suites.base import RolloutContext, SuiteBase
@@ -113,6 +113,8 @@ class DecisionsSuite(SuiteBase):
         )
         reply = as_reply(agent.decide(observation))
         parsed = parse_answer(reply.text, episode.decision_type, observation.candidate_ids)
+        info = dict(reply.info)
+        prompt = info.pop(PROMPT, None)
         return self._record(
             episode,
             context,
@@ -122,14 +124,33 @@ class DecisionsSuite(SuiteBase):
             prediction=parsed.decision,
             correct=parsed.ok and parsed.decision == episode.gold,
             usage=dict(reply.usage),
-            agent_info=dict(reply.info),
+            agent_info=info,
+            inputs={**self._inputs(episode, context), **({PROMPT: prompt} if isinstance(prompt, dict) else {})},
         )
 
+    @staticmethod
+    def _inputs(episode: DecisionEpisode, context: RolloutContext) -> dict[str, Any]:
+        """What the agent is shown: the instruction (masked under --mask), the candidates, the image if any."""
+        masked = bool(context.options.get("mask"))
+        shown = {
+            "instruction": episode.masked_instruction if masked else episode.instruction,
+            "candidates": [c.id for c in episode.candidates],
+        }
+        visual = conditions.is_visual(context.options) and episode.image is not None
+        return {**shown, **({"image": episode.image} if visual else {})}
+
     def failure_record(self, episode: DecisionEpisode, context: RolloutContext, status: Status, error: str) -> Record:
-        return self._record(episode, context, status=status, error=error)
+        return self._record(episode, context, status=status, error=error, inputs=self._inputs(episode, context))
 
     sample_strata = "category x split, whole families (the last one may be cut)"
     task_columns = ("split", "category", "role")
+
+    def observation_summary(self, episode: Any) -> list[tuple[str, str]]:
+        """The state and candidates as the structured condition shows them, and the image of the visual one."""
+        from heedful.suites.decisions.observation import state_text
+
+        ep: DecisionEpisode = episode
+        return [("observation", state_text(ep)), *([("image", ep.image)] if ep.image else [])]
 
     def describe_task(self, episode: Any) -> tuple[str, str]:
         ep: DecisionEpisode = episode

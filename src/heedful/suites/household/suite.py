@@ -80,7 +80,10 @@ class HouseholdSuite(SuiteBase):
             "candidate_rooms": list(episode.candidate_rooms),
             "oracle_steps": episode.oracle_steps,
         }
-        return Record(episode_id=episode.episode_id, index=context.index, keys=episode.keys(), gold=gold, **fields)
+        inputs = {"instruction": episode.command}  # what the human says; the rest the agent perceives
+        return Record(
+            episode_id=episode.episode_id, index=context.index, keys=episode.keys(), gold=gold, inputs=inputs, **fields
+        )
 
     def rollout(self, episode: HouseholdEpisode, agent: Any, context: RolloutContext) -> Record:
         """Run the closed planning loop; transport errors of the agent propagate to the runner."""
@@ -127,6 +130,26 @@ class HouseholdSuite(SuiteBase):
 
     sample_strata = "split x task type x clear / ambiguous"
     task_columns = ("split", "task_type", "ambiguous")
+
+    def observation_summary(self, episode: Any) -> list[tuple[str, str]]:
+        """The house, where the human is going (S_hum) and what the human said while the agent explored."""
+        ep: HouseholdEpisode = episode
+        rooms = ", ".join(f"{i} {r.function}" for i, r in enumerate(ep.house.rooms))
+        lines = [("house", f"{ep.house_id}: rooms {rooms}"), ("communication", "\n".join(ep.communication) or "-")]
+        if ep.candidate_rooms:
+            lines.append(("fitting rooms", ", ".join(str(r) for r in ep.candidate_rooms)))
+        return lines
+
+    def record_details(self, record: Record) -> list[tuple[str, str]]:
+        """The tool calls in order, how the episode ended and how many model queries it took."""
+        prediction = record.prediction if isinstance(record.prediction, dict) else {}
+        actions = prediction.get("actions") or []
+        out = [("actions", " | ".join(str(a) for a in actions) or "-")]
+        if prediction.get("outcome"):
+            out.append(("outcome", f"{prediction['outcome']} (ended by {prediction.get('ended_by') or '-'})"))
+        if prediction.get("model_queries"):
+            out.append(("queries", f"{len(prediction['model_queries'])} model queries (in prediction.model_queries)"))
+        return out
 
     def describe_task(self, episode: Any) -> tuple[str, str]:
         ep: HouseholdEpisode = episode

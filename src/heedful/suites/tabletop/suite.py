@@ -126,7 +126,10 @@ class TabletopSuite(SuiteBase):
 
     def _record(self, trial: TabletopTrial, context: RolloutContext, **fields: Any) -> Record:
         gold = {"grounded": trial.task.grounded.model_dump(mode="json", exclude_defaults=True)}
-        return Record(episode_id=trial.episode_id, index=context.index, keys=trial.keys(), gold=gold, **fields)
+        inputs = {"instruction": trial.task.instruction}
+        return Record(
+            episode_id=trial.episode_id, index=context.index, keys=trial.keys(), gold=gold, inputs=inputs, **fields
+        )
 
     def rollout(self, trial: TabletopTrial, agent: Any, context: RolloutContext) -> Record:
         """Run one trial; transport errors of the agent propagate to the runner."""
@@ -201,6 +204,33 @@ class TabletopSuite(SuiteBase):
 
     sample_strata = "scene x level"
     task_columns = ("level", "scene", "action")
+
+    def observation_summary(self, episode: Any) -> list[tuple[str, str]]:
+        """The task's initial layout (each trial shifts it by 1-2 cm, see the record's prediction.layout)."""
+        task: TabletopTask = episode
+        objects = [f"{o.name} at ({o.x:+.3f}, {o.y:.3f})" for o in task.layout.objects]
+        inside = [f"{inner} in {bowl}" for inner, bowl in task.layout.inside]
+        return [("layout", f"{task.config}: " + ", ".join(objects + inside))]
+
+    def record_details(self, record: Record) -> list[tuple[str, str]]:
+        """Each stage's gated Intent / Execution with its reason, the skill calls, completion and the video."""
+        payload = TrialPayload.read(record.prediction)
+        if payload is None:
+            return []
+        stages = [
+            f"{s.name:<10} weight {s.weight:.1f}  intent {'yes' if s.intent else 'no ':3}  "
+            f"execution {'yes' if s.execution else 'no ':3}  {s.detail}"
+            for s in payload.stages
+        ]
+        lost = f"first lost: {payload.failed_stage} ({payload.failed_on})" if payload.failed_stage else "all earned"
+        out = [("stages", "\n".join([*stages, lost])), ("completion", payload.completion)]
+        if payload.calls:
+            calls = [f"{c.call} -> {'ok' if c.ok else 'failed: ' + c.reason} (step {c.start})" for c in payload.calls]
+            out.append(("skill calls", "\n".join(calls)))
+        out.append(("steps", f"{payload.acting_steps} acting of {payload.steps}"))
+        if payload.video:
+            out.append(("video", payload.video))
+        return out
 
     def describe_task(self, episode: Any) -> tuple[str, str]:
         task: TabletopTask = episode
