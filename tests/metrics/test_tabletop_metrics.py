@@ -72,10 +72,10 @@ def test_records_of_another_suite_are_refused() -> None:
 def test_table1_lays_out_scenes_and_levels_with_the_mean_over_scenes() -> None:
     records = [rec("s1_L0_a", 0, 1.0, 1.0, True), rec("s2_L0_a", 0, 0.5, 0.0, False)]
     text = table1(tabletop_metrics(records, resamples=50))
-    line = next(ln for ln in text.splitlines() if ln.startswith("mean intent"))
-    cells = line.replace("|", " ").split()[2:]
-    assert cells[0] == "100.0" and cells[4] == "50.0" and cells[1] == "-"
-    assert cells[-4] == "75.0"  # mean over the scenes present at L0
+    first, second = (ln.replace("|", " ").split()[2:] for ln in text.splitlines() if ln.startswith("mean intent"))
+    assert first[0] == "100.0" and first[4] == "50.0" and first[1] == "-"  # S1 | S2 | S3
+    assert second[0] == "-" and second[4] == "75.0"  # S4 | the mean over the scenes present at L0
+    assert max(len(line) for line in text.splitlines()) <= 120
 
 
 def test_paired_comparison_of_two_runs() -> None:
@@ -102,3 +102,17 @@ def test_table1_prints_the_chance_rows_under_the_measured_ones() -> None:
     line = next(ln for ln in text.splitlines() if ln.startswith("chance completion"))
     assert line.replace("|", " ").split()[2] == "25.0"
     assert "chance" not in table1(tabletop_metrics(records, resamples=20))
+
+
+def test_binary_rates_get_a_wilson_interval_over_trials_and_means_none() -> None:
+    records = [rec("s1_L0_a", i, 1.0, 1.0, i < 3) for i in range(4)] + [
+        rec("s1_L0_b", i, 0.5, 0.5, False) for i in range(4)
+    ]
+    rows = {(r.group, r.metric): r for r in tabletop_metrics(records, resamples=50)}
+    from heedful.metrics.stats import wilson_interval
+
+    complete = rows[("S1 / L0", "complete")]
+    assert (complete.wilson_low, complete.wilson_high) == pytest.approx(wilson_interval(3, 8))
+    assert rows[("S1 / L0", "intent")].wilson_low is None  # a mean of stage weights is no count
+    uneven = tabletop_metrics(records[:-1], resamples=50)  # 4 and 3 trials: the macro value is no share of trials
+    assert all(r.wilson_low is None for r in uneven if r.group == "S1 / L0")

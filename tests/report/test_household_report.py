@@ -55,7 +55,9 @@ def test_summary_puts_spl_first_per_type_and_clarity() -> None:
     assert "SPL is the paper's primary metric" in text.splitlines()[1]
     header = _line(text, "group").split()
     assert header[:4] == ["group", "n", "SPL", "95%"] and header.index("SR") > header.index("SPL")
-    assert [line.split()[0] for line in text.splitlines()[3:]] == ["all", "PnP", "S_hum", "clear", "ambiguous"]
+    lines = text.splitlines()
+    body = lines[lines.index(_line(text, "group")) + 1 :]
+    assert [line.split()[0] for line in body] == ["all", "PnP", "S_hum", "clear", "ambiguous"]
     assert _line(text, "PnP").split()[1:3] == ["4", "90.0%"]
     assert _line(text, "ambiguous").split()[1:3] == ["4", "80.0%"]  # S_obj is absent: no line for it
 

@@ -137,3 +137,25 @@ def test_json_of_comparison_rows() -> None:
     loaded = json.loads(rows_to_json(comparison_rows()))
     assert [row["metric"] for row in loaded] == ["accuracy", "over_invariance", MCNEMAR_METRIC]
     assert loaded[-1]["mcnemar_b"] == 250 and loaded[-1]["p_value"] == 3.2e-31
+
+
+def test_a_collapsed_interval_is_marked_and_explained_and_chance_gets_a_column() -> None:
+    collapsed = MetricRow(
+        "accuracy",
+        "all",
+        1.0,
+        1.0,
+        1.0,
+        8,
+        k=8,
+        wilson_low=0.676,
+        wilson_high=1.0,
+        ci_method="family bootstrap",
+        chance=0.037,
+    )
+    text = render_metric_table([collapsed], chance_note="a uniformly random valid answer")
+    line = next(ln for ln in text.splitlines() if ln.strip().startswith("accuracy"))
+    assert line.split() == ["accuracy", "100.0%", "3.7%", "[100.0,", "100.0]*", "[67.6,", "100.0]", "8/8", "instances"]
+    assert "* collapsed interval" in text and "chance: a uniformly random valid answer" in text
+    plain = render_metric_table(ROWS)
+    assert "collapsed" not in plain and "chance" not in plain

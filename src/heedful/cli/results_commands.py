@@ -24,7 +24,14 @@ def add_report(sub: Any, formatter: Any) -> None:
             "Wilson intervals and raw counts, overall and per group (`heedful list SUITE` says what each metric means)."
         ),
     )
-    p.add_argument("run", type=Path, help="run directory")
+    p.add_argument(
+        "run", type=Path, nargs="?", help="run directory (with --explain alone: a suite name, or nothing for all)"
+    )
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="print the glossary: what every column, mark and metric means (after the report when RUN is given)",
+    )
     p.add_argument("--format", choices=["table", "json"], default="table")
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
     p.add_argument(
@@ -39,9 +46,24 @@ def add_report(sub: Any, formatter: Any) -> None:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from heedful.api import report, report_text
+    from heedful.report.glossary import explain
     from heedful.report.render import rows_to_json
+    from heedful.suites.registry import SUITES, get_suite
 
+    if args.run is None or (args.explain and not args.run.exists()):
+        if not args.explain:
+            raise ConfigError("name the run directory: heedful report RUN (or heedful report --explain [SUITE])")
+        names = SUITES.names() if args.run is None else [str(args.run)]
+        print(explain([get_suite(name) for name in names]))  # an unknown suite: did-you-mean
+        return 0
     options = {"resamples": args.resamples, "cluster": args.cluster, "seed": args.seed}
+    if args.explain:
+        from heedful.runner.manifest import read_manifest
+
+        print(report_text(args.run, **options))
+        print()
+        print(explain([get_suite(read_manifest(args.run).spec.suite)]))
+        return 0
     if args.format == "json":
         rows, _ = report(args.run, **options)
         print(rows_to_json(rows))

@@ -21,7 +21,8 @@ class MetricRow:
 
     `ci_low` / `ci_high` come from the bootstrap named in `ci_method`; `wilson_low` / `wilson_high`
     treat the `n` units as independent and stay informative where percentile intervals collapse.
-    `k` is the raw count of successes where the metric is a proportion.
+    `k` is the raw count of successes where the metric is a proportion. `chance` is the exact score of an agent
+    that ignores what the suite tests (heedful.metrics.chance), None where the suite defines none.
     """
 
     metric: str
@@ -37,6 +38,12 @@ class MetricRow:
     wilson_low: float | None = None
     wilson_high: float | None = None
     unit: str = "instance"
+    chance: float | None = None
+
+    @property
+    def collapsed(self) -> bool:
+        """The bootstrap interval is one point ([50.0, 50.0]): every resample scored alike, which is not certainty."""
+        return self.ci_low is not None and self.ci_high is not None and round(self.ci_low, 4) == round(self.ci_high, 4)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -51,6 +58,7 @@ class MetricRow:
             "wilson_high": self.wilson_high,
             "unit": self.unit,
             "ci_method": self.ci_method,
+            "chance": self.chance,
         }
 
 

@@ -11,8 +11,9 @@ group on the same replicates).
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -22,7 +23,7 @@ from heedful.metrics.groups import ALL, group_name
 from heedful.metrics.paired import mcnemar_count_row, paired_mean_rows
 from heedful.metrics.rows import MetricRow, status_rows
 from heedful.metrics.spec import Metric, MetricSpec, RecordMetric
-from heedful.metrics.stats import cluster_bootstrap_ratios
+from heedful.metrics.stats import cluster_bootstrap_ratios, wilson_interval
 from heedful.records import Record
 from heedful.seeding import derive_rng
 
@@ -86,6 +87,7 @@ CHANCE_LABELS = {
     "complete": "chance completion",
 }
 SCENES = ("S1", "S2", "S3", "S4")
+MEAN = "mean over scenes"
 LEVELS = ("L0", "L1", "L2", "L3")
 CI_METHOD = "task bootstrap"
 _REQUIRED = ("task", "scene", "level")
@@ -120,9 +122,35 @@ def tabletop_metrics(
             groups[group].append(values)
     order = [group_name(s, lv) for s in SCENES for lv in LEVELS] + list(LEVELS) + [ALL]
     rows = status_rows(records, unit="trial")
+    trials = _trials_by_group(records)
     for group in [g for g in order if g in groups] + sorted(set(groups) - set(order)):
-        rows += _group_rows(group, np.array(groups[group]), resamples, seed, spec.of_kind(RecordMetric))
+        block = _group_rows(group, np.array(groups[group]), resamples, seed, spec.of_kind(RecordMetric))
+        rows += [_with_wilson(row, trials[group]) for row in block]
     return rows
+
+
+BINARY = ("intent_full", "execution_full", "complete")
+"""The 0/1 per-trial rates: their rows get a Wilson interval over trials."""
+
+
+def _trials_by_group(records: Sequence[Record]) -> dict[str, list[Record]]:
+    out: dict[str, list[Record]] = defaultdict(list)
+    for r in records:
+        if r.status.scored:
+            for group in (group_name(r.keys["scene"], r.keys["level"]), group_name(r.keys["level"]), ALL):
+                out[group].append(r)
+    return out
+
+
+def _with_wilson(row: MetricRow, trials: Sequence[Record]) -> MetricRow:
+    """A binary rate's Wilson interval over the group's trials, where every task has as many trials (so the
+    task-macro value equals the share of trials)."""
+    per_task = Counter(r.keys["task"] for r in trials)
+    if row.metric not in BINARY or not trials or len(set(per_task.values())) != 1:
+        return row
+    k = sum(1 for r in trials if r.scores.get(row.metric) == 1.0)
+    low, high = wilson_interval(k, len(trials))
+    return replace(row, wilson_low=_finite(low), wilson_high=_finite(high))
 
 
 def _group_rows(
@@ -154,31 +182,37 @@ def _finite(value: float) -> float | None:
 def table1(rows: Sequence[MetricRow]) -> str:
     """The paper's Table 1 layout: metrics by scene x level (values in %), then the mean over scenes.
 
-    The mean over scenes is the unweighted mean of the scene values present (the paper's headline);
-    a cell without tasks prints `-`. Rows of groups `chance S / L` (the exact chance level the suite
-    adds, see suites/tabletop/chance.py) print as `chance ...` lines under the measured ones.
+    Two bands fit 120 columns: S1 | S2 | S3, then S4 | mean over scenes, each block one column per level.
+    The mean over scenes is the unweighted mean of the scene values present (the paper's headline); a cell
+    without tasks prints `-`. Rows of groups `chance S / L` (the exact chance level the suite adds, see
+    suites/tabletop/chance.py) print as `chance ...` lines under the measured ones.
     """
     table = {(row.group, row.metric): row.value for row in rows}
 
     def cell(value: float | None) -> str:
         return "-" if value is None else f"{100 * value:.1f}"
 
-    head1 = " " * 20 + " | ".join(f"{name:^27}" for name in (*SCENES, "mean over scenes"))
-    head2 = " " * 20 + " | ".join(" ".join(f"{lv:>6}" for lv in LEVELS) for _ in range(len(SCENES) + 1))
-    lines = ["Table 1 layout (task macro, %)", head1, head2]
+    def mean_over_scenes(prefix: str, level: str, metric: str) -> float | None:
+        present = [v for s in SCENES if (v := table.get((prefix + group_name(s, level), metric))) is not None]
+        return sum(present) / len(present) if present else None
+
+    def values(block: str, prefix: str, metric: str) -> str:
+        if block == MEAN:
+            found = [mean_over_scenes(prefix, lv, metric) for lv in LEVELS]
+        else:
+            found = [table.get((prefix + group_name(block, lv), metric)) for lv in LEVELS]
+        return " ".join(f"{cell(v):>6}" for v in found)
+
     has_chance = any(row.group.startswith(CHANCE_PREFIX) for row in rows)
-    for prefix, labels in (("", LABELS), (CHANCE_PREFIX, CHANCE_LABELS)):
-        if prefix and not has_chance:
-            continue
-        for metric in METRICS:
-            blocks = [
-                " ".join(f"{cell(table.get((prefix + group_name(s, lv), metric))):>6}" for lv in LEVELS) for s in SCENES
-            ]
-            means = []
-            for lv in LEVELS:
-                present = [v for s in SCENES if (v := table.get((prefix + group_name(s, lv), metric))) is not None]
-                means.append(f"{cell(sum(present) / len(present) if present else None):>6}")
-            lines.append(f"{labels[metric]:<20}" + " | ".join([*blocks, " ".join(means)]))
+    lines = ["Table 1 layout (task macro, %)"]
+    for band in ((*SCENES[:3],), (SCENES[3], MEAN)):
+        lines += ["", " " * 20 + " | ".join(f"{name:^27}" for name in band)]
+        lines.append(" " * 20 + " | ".join(" ".join(f"{lv:>6}" for lv in LEVELS) for _ in band))
+        for prefix, labels in (("", LABELS), (CHANCE_PREFIX, CHANCE_LABELS)):
+            if prefix and not has_chance:
+                continue
+            for metric in METRICS:
+                lines.append(f"{labels[metric]:<20}" + " | ".join(values(block, prefix, metric) for block in band))
     return "\n".join(lines)
 
 

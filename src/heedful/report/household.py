@@ -31,7 +31,7 @@ PRIMARY = (
 def summary_table(rows: Sequence[MetricRow]) -> str:
     """SPL and SR with their 95% intervals per task type and clarity, from a household report's rows."""
     by_key = {(row.group, row.metric): row for row in rows}
-    header = ["group", "n", "SPL", "95% CI", "SR", "95% CI"]
+    header = ["group", "n", "SPL", "95% CI", "SR", "95% CI", "SR chance"]
     table = []
     for group in SUMMARY_GROUPS:
         spl, success = by_key.get((group, "spl")), by_key.get((group, "success"))
@@ -42,12 +42,24 @@ def summary_table(rows: Sequence[MetricRow]) -> str:
                 _label(group),
                 str(success.n),
                 _percent(spl.value),
-                _interval(spl.ci_low, spl.ci_high),
+                _ci(spl),
                 _percent(success.value),
-                _interval(success.ci_low, success.ci_high),
+                _ci(success),
+                _percent(success.chance),
             ]
         )
-    return _render(f"SR and SPL side by side, in % (95% CI: {_method(rows)}).\n{PRIMARY}", header, table)
+    title = f"SR and SPL side by side, in % (95% CI: {_method(rows)}).\n{PRIMARY}\n{CHANCE}"
+    return _render(title, header, table)
+
+
+CHANCE = (
+    "SR chance: one uniform guess among the rooms the words fit, never revised (PnP needs none):\n"
+    "what ignoring the human's actions can count on without searching."
+)
+
+
+def _ci(row: MetricRow) -> str:
+    return _interval(row.ci_low, row.ci_high) + ("*" if row.collapsed else "")
 
 
 def comparison_summary(rows: Sequence[ComparisonRow]) -> str:

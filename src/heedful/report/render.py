@@ -29,15 +29,20 @@ class _Row(Protocol):
 _R = TypeVar("_R", bound=_Row)
 
 
-def render_metric_table(rows: Sequence[MetricRow], title: str | None = None) -> str:
+def render_metric_table(
+    rows: Sequence[MetricRow], title: str | None = None, notes: Sequence[str] = (), chance_note: str = ""
+) -> str:
     """Render metric rows as a terminal table, one block per group in order of first appearance.
 
     Status rows (group `status`) become one compact line such as
-    `status: ok 4000, parse_error 30, interface_error 6 (of 4036 records)`.
+    `status: ok 4000, parse_error 30, interface_error 6 (of 4036 records)`. A `chance` column appears when
+    any row has a chance level; a collapsed bootstrap interval is marked `*` and explained under the table.
 
     Args:
         rows: Rows as returned by a suite's metrics.
         title: Optional first line.
+        notes: Lines printed under the header line (what the suite's intervals count).
+        chance_note: What the chance column is, printed under the header line when it appears.
 
     Returns:
         The table as text, ending without a newline.
@@ -45,21 +50,33 @@ def render_metric_table(rows: Sequence[MetricRow], title: str | None = None) -> 
     metric_rows = [row for row in rows if row.group != STATUS_GROUP]
     methods = sorted({row.ci_method for row in metric_rows})
     shared_method = methods[0] if len(methods) == 1 else None
-    header = ["metric", "value", "95% CI", "Wilson 95%", "k/n"]
+    with_chance = any(row.chance is not None for row in metric_rows)
+    header = ["metric", "value", *(["chance"] if with_chance else []), "95% CI", "Wilson 95%", "k/n"]
     if shared_method is None:
-        header.insert(3, "method")
-    cells = {id(row): _metric_cells(row, with_method=shared_method is None) for row in metric_rows}
+        header.insert(header.index("95% CI") + 1, "method")
+    cells = {id(row): _metric_cells(row, shared_method is None, with_chance) for row in metric_rows}
     widths = _widths([header, *cells.values()])
     lines = [title] if title else []
     if shared_method is not None:
         lines.append(f"values in %; 95% CI: {shared_method} (percentile); Wilson: units taken as independent")
+    lines.extend(notes)
+    if with_chance and chance_note:
+        lines.append(f"chance: {chance_note}")
     for group, block in _blocks(rows):
         if group == STATUS_GROUP:
             lines.append(_status_line(block))
             continue
         lines.extend(["", group, _format(header, widths)])
         lines.extend(_format(cells[id(row)], widths) for row in block)
+    if any(row.collapsed for row in metric_rows):
+        lines += ["", COLLAPSED_NOTE]
     return "\n".join(lines).strip("\n")
+
+
+COLLAPSED_NOTE = (
+    "* collapsed interval: every bootstrap resample gave the same value (all units scored alike), which is\n"
+    "  not certainty; read the Wilson interval beside it (heedful report --explain)"
+)
 
 
 def render_comparison_table(rows: Sequence[ComparisonRow], title: str | None = None) -> str:
@@ -95,16 +112,17 @@ def rows_to_json(rows: Sequence[MetricRow] | Sequence[ComparisonRow]) -> str:
     return json.dumps(payload, indent=2, allow_nan=False)
 
 
-def _metric_cells(row: MetricRow, *, with_method: bool) -> list[str]:
+def _metric_cells(row: MetricRow, with_method: bool, with_chance: bool) -> list[str]:
+    interval = _interval(row.ci_low, row.ci_high) + ("*" if row.collapsed else "")
     cells = [
         row.metric,
         _percent(row.value),
-        _interval(row.ci_low, row.ci_high),
+        *([_percent(row.chance)] if with_chance else []),
+        interval,
+        *([row.ci_method] if with_method else []),
         _interval(row.wilson_low, row.wilson_high),
         _count(row.k, row.n, row.unit),
     ]
-    if with_method:
-        cells.insert(3, row.ci_method)
     return cells
 
 

@@ -167,6 +167,9 @@ class Suite(Protocol):
     sample_strata: str
     """How `sample_units` stratifies, for report titles (e.g. "category x split, whole families")."""
 
+    glossary: tuple[tuple[str, str], ...]
+    """(term, meaning) of the suite's own report terms, for `heedful report --explain` (heedful.report.glossary)."""
+
     task_columns: tuple[str, ...]
     """The grouping keys (`episode.keys()`) that `heedful list tasks SUITE` prints beside each id."""
 
@@ -241,6 +244,7 @@ class SuiteBase:
 
     sample_strata = "no groups (a seeded random sample)"
     task_columns: tuple[str, ...] = ()
+    glossary: tuple[tuple[str, str], ...] = ()
 
     def describe_task(self, episode: Any) -> tuple[str, str]:
         return str(getattr(episode, "instruction", "")), ""

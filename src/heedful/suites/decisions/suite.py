@@ -144,6 +144,39 @@ class DecisionsSuite(SuiteBase):
 
     sample_strata = "category x split, whole families (the last one may be cut)"
     task_columns = ("split", "category", "role")
+    glossary = (
+        (
+            "family",
+            "four instances on one fixed decision state: base, preserve (a rewording with the same gold "
+            "decision), change (one constraint changed, so the decision must change) and change_preserve; the "
+            "bootstrap resamples whole families (--cluster anchor: anchors)",
+        ),
+        (
+            "exact match",
+            "a decision is right only when it equals the gold exactly (sets compared as sets, "
+            "sequences in order); an answer that does not parse is wrong and counts against parse_success",
+        ),
+        (
+            "invariance",
+            "decision_invariance: a preserving pair answered right and identically; over_sensitivity: "
+            "a preserving pair whose decision moved (the wording, not the meaning, changed it)",
+        ),
+        (
+            "sensitivity",
+            "decision_sensitivity: a changing pair answered right and differently; over_invariance: "
+            "a changing pair that kept its decision (the instruction's changed word was ignored)",
+        ),
+        (
+            "chance",
+            "a uniformly random valid answer: 1/m for one of m candidates, 1/(2^m - 1) for a set, "
+            "1/(number of orderings) for a sequence; pair and family metrics follow exactly from these",
+        ),
+        (
+            "masked",
+            "--mask removes the task-critical words of each instruction: what remains shows how far the "
+            "scene alone suggests the answer",
+        ),
+    )
 
     def observation_summary(self, episode: Any) -> list[tuple[str, str]]:
         """The state and candidates as the structured condition shows them, and the image of the visual one."""
@@ -181,11 +214,21 @@ class DecisionsSuite(SuiteBase):
         return list(compare_decision_runs(records_a, records_b, resamples=resamples, seed=seed))
 
     def report(self, records: Sequence[Record], options: dict[str, Any]) -> list[MetricRow]:
+        from heedful.metrics.chance import with_chance
         from heedful.metrics.decisions import decision_metrics
+        from heedful.metrics.decisions_chance import decisions_chance
 
-        return decision_metrics(
+        rows = decision_metrics(
             records,
             resamples=int(options.get("resamples", 10_000)),
             seed=int(options.get("seed", 0)),
             cluster=str(options.get("cluster", "family")),
         )
+        return with_chance(rows, decisions_chance(records))
+
+    def render_report(self, rows: Sequence[MetricRow], title: str) -> str:
+        """The metric table with a chance column: the exact score of a uniformly random valid answer."""
+        from heedful.report.render import render_metric_table
+
+        note = "the exact expected score of a uniformly random valid answer (what random-valid draws), not sampled"
+        return render_metric_table(rows, title=title, chance_note=note)

@@ -20,6 +20,8 @@ from heedful.suites.household.model import SPLITS, HouseholdEpisode
 from heedful.suites.household.options import HouseholdRunOptions
 from heedful.suites.household.rollout import MAX_CALLS, EpisodeRun, run_episode
 
+CHANCE_NOTE = "success of one uniform guess among the rooms the words fit (PnP: 100%, no guess needed); SPL has none"
+
 
 class HouseholdSuite(SuiteBase):
     """Two-phase household tasks (PnP, S_obj, S_hum) on a 2-D metric house simulator."""
@@ -130,6 +132,30 @@ class HouseholdSuite(SuiteBase):
 
     sample_strata = "split x task type x clear / ambiguous"
     task_columns = ("split", "task_type", "ambiguous")
+    glossary = (
+        (
+            "SPL",
+            "the paper's primary metric: success x L_oracle / max(L, L_oracle), path lengths in low-level "
+            "steps against the oracle's; SR (success) beside it",
+        ),
+        (
+            "task types",
+            "PnP: pick-and-place, the object stays where exploration saw it; S_obj: the human moved the "
+            "object and says where, vaguely or not; S_hum: bring the object to the human, who walks to a room it "
+            "describes",
+        ),
+        (
+            "clear / ambiguous",
+            "clear: the words fit exactly one room; ambiguous: 2 or more, so only the human's "
+            "actions (where it carried the object, where it walked) say which",
+        ),
+        ("chance", "SR of one uniform guess among the rooms the words fit, never revised (PnP: 100%); SPL has none"),
+        (
+            "error modes",
+            "Table 8: each failed episode gets one mode by ordered rules (parsing, planning, strategy: "
+            "object / room / human, actuation, perception); transport failures are counted apart",
+        ),
+    )
 
     def observation_summary(self, episode: Any) -> list[tuple[str, str]]:
         """The house, where the human is going (S_hum) and what the human said while the agent explored."""
@@ -189,7 +215,8 @@ class HouseholdSuite(SuiteBase):
 
         generic = [row for row in rows if row.metric not in ERROR_METRICS]
         errors = error_table(rows)
-        text = f"{title}\n{summary_table(rows)}\n\n{render_metric_table(generic)}\n\n{paper_tables(rows)}"
+        table = render_metric_table(generic, chance_note=CHANCE_NOTE)
+        text = f"{title}\n{summary_table(rows)}\n\n{table}\n\n{paper_tables(rows)}"
         return f"{text}\n\n{errors}" if errors else text
 
     def render_comparison(self, rows: Sequence[Any], title: str) -> str:
@@ -200,10 +227,11 @@ class HouseholdSuite(SuiteBase):
         return f"{title}\n{comparison_summary(rows)}\n\n{render_comparison_table(rows)}"
 
     def report(self, records: Sequence[Record], options: dict[str, Any]) -> list[MetricRow]:
-        from heedful.metrics.household import household_metrics
+        from heedful.metrics.chance import household_chance, with_chance
+        from heedful.metrics.household import groups_of, household_metrics
         from heedful.metrics.household_error_table import error_rows
 
         rows = household_metrics(
             records, resamples=int(options.get("resamples", 10_000)), seed=int(options.get("seed", 0))
         )
-        return rows + error_rows(records)
+        return with_chance(rows, household_chance(records, groups_of)) + error_rows(records)

@@ -174,20 +174,28 @@ class TabletopSuite(SuiteBase):
         return self._record(trial, context, status=status, error=error)
 
     def report(self, records: Sequence[Record], options: dict[str, Any]) -> list[MetricRow]:
-        from heedful.metrics.tabletop import tabletop_metrics
+        from heedful.metrics.chance import with_chance
+        from heedful.metrics.tabletop import CHANCE_PREFIX, tabletop_metrics
         from heedful.suites.tabletop.chance import chance_rows
 
         rows = tabletop_metrics(
             records, resamples=int(options.get("resamples", 10_000)), seed=int(options.get("seed", 0))
         )
-        return rows + chance_rows(records)
+        chance = chance_rows(records)
+        levels = {(r.group.removeprefix(CHANCE_PREFIX), r.metric): r.value for r in chance if r.value is not None}
+        return with_chance(rows, levels) + chance
 
     def render_report(self, rows: Sequence[MetricRow], title: str) -> str:
-        """The metric table, then the paper's Table 1 layout (scenes x levels)."""
-        from heedful.metrics.tabletop import table1
+        """The metric table (with the chance column), then the paper's Table 1 layout (scenes x levels, with the
+        chance rows)."""
+        from heedful.metrics.tabletop import CHANCE_PREFIX, table1
         from heedful.report.render import render_metric_table
 
-        return f"{render_metric_table(rows, title=title)}\n\n{table1(rows)}"
+        measured = [row for row in rows if not row.group.startswith(CHANCE_PREFIX)]
+        notes = ("Wilson: trials taken as independent, for the 0/1 rates (intent_full, execution_full, complete)",)
+        note = "the exact expected score of the blind branch draw (a training branch chosen without language)"
+        table = render_metric_table(measured, title=title, notes=notes, chance_note=note)
+        return f"{table}\n\n{table1(rows)}"
 
     def requirements(self, options: dict[str, Any]) -> tuple[Requirement, ...]:
         """The simulator, its Gymnasium core, and with --video the MP4 writer."""
@@ -204,6 +212,42 @@ class TabletopSuite(SuiteBase):
 
     sample_strata = "scene x level"
     task_columns = ("level", "scene", "action")
+    glossary = (
+        (
+            "levels",
+            "L0 training tasks in training layouts; L1 new layouts where the training motion fails; L2 "
+            "held-out phrasings in training layouts; L3 both (RoboFollow's protocol, 554 tasks, 10 trials each)",
+        ),
+        (
+            "stages",
+            "each task is cut into weighted stages (e.g. source 0.4, target 0.4, finish 0.2); a stage's "
+            "intent is the policy showing it understood (approaching or grasping the right object, heading to the "
+            "right target), its execution the physical success; gates: a stage counts only if every earlier stage's "
+            "intent (for execution: intent and execution) was earned",
+        ),
+        (
+            "intent_full",
+            "every stage's intent earned: the robot showed it understood the whole task, whatever its motor success",
+        ),
+        (
+            "complete",
+            "RoboFollow's completion criterion on the final state, per action (pickup: intent and "
+            "execution >= 0.8; place in a bowl: within 4 cm of its centre and inside; push: moved >= 2 cm within "
+            "45 deg of the direction; ...). A trial can be intent_full but not complete (understood, dropped it) "
+            "and, rarely, complete without intent_full (a later gated stage missed)",
+        ),
+        (
+            "task macro",
+            "each task's trials are averaged first, then tasks unweighted, per scene x level; the mean "
+            "over scenes is the unweighted mean of the four scenes (the paper's headline numbers)",
+        ),
+        (
+            "chance rows",
+            "Table 1's `chance ...` lines and the chance column: the exact expected score of the "
+            "blind branch draw (a training branch of the scene chosen without the instruction, its expert motion "
+            "run in the task's layout), computed over every branch, not sampled",
+        ),
+    )
 
     def observation_summary(self, episode: Any) -> list[tuple[str, str]]:
         """The task's initial layout (each trial shifts it by 1-2 cm, see the record's prediction.layout)."""
