@@ -33,6 +33,19 @@ def load_or_generate(
     return episodes, f"generated:seed={seed}"
 
 
+def check_shard(shard: str | None) -> None:
+    """`I/N` with 1 <= I <= N, or None.
+
+    Raises:
+        ConfigError: anything else, naming the form.
+    """
+    if shard is None:
+        return
+    index, sep, count = shard.partition("/")
+    if not (sep and index.isdigit() and count.isdigit() and 1 <= int(index) <= int(count)):
+        raise ConfigError(f"--shard must look like I/N with 1 <= I <= N (e.g. 2/4), got {shard!r}")
+
+
 def select(suite: Any, episodes: Sequence[Any], split: str) -> list[Any]:
     """Episodes of one of the suite's splits ("all" keeps every episode, in dataset order)."""
     if split not in suite.splits:
@@ -54,6 +67,7 @@ def evaluate(
     split: str = "all",
     limit: int | None = None,
     order: Order = "stratified",
+    shard: str | None = None,
     options: dict[str, Any] | None = None,
     workers: int = 1,
     resume: bool = False,
@@ -84,6 +98,7 @@ def evaluate(
         raise ConfigError(f"--limit must be at least 1, got {limit}")
     if order not in ("stratified", "file"):
         raise ConfigError(f"--order must be stratified or file, got {order!r}")
+    check_shard(shard)
     episodes, source = load_or_generate(suite_obj, dataset, seed, progress, verify=verify)
     chosen = select(suite_obj, episodes, split)
     chosen = suite_obj.episodes_for_run(chosen, options)  # tabletop: the trials of the chosen tasks
@@ -100,6 +115,7 @@ def evaluate(
         options=options,
         limit=limit,
         order="file" if limit is None else order,  # without a limit every episode runs: no order to record
+        shard=shard,
     )
     return run(spec, chosen, Path(out), workers=workers, resume=resume, progress=progress, train=episodes)
 
@@ -182,7 +198,11 @@ def _coverage(suite: Any, manifest: Any, n: int) -> str:
     text = f"{n} records"
     if planned is not None and (n < planned or manifest.state != "finished"):
         text = f"partial: {n} of {planned} planned"
-    if manifest.spec.limit is not None and planned is not None and available is not None and planned < available:
+    if manifest.spec.shard is not None:
+        parts = manifest.spec.shard.split("/")[1]
+        text += f" (shard {manifest.spec.shard}: one of {parts} disjoint parts, whole sampling units)"
+    limited = manifest.spec.limit is not None and manifest.spec.shard is None
+    if limited and planned is not None and available is not None and planned < available:
         if manifest.spec.order == "stratified":
             text += f" (--limit: a sample of {planned} of {available} episodes, stratified by {suite.sample_strata})"
         else:

@@ -1,8 +1,9 @@
 """The agent registry. Third parties add agents through the `heedful.agents` entry-point group.
 
 Names are looked up first as `SUITE/NAME` (an agent for one suite, e.g. `decisions/oracle`), then as
-plain `NAME` (an agent that serves several suites). An agent class is built with keyword arguments from
-`--agent-arg KEY=VALUE` (or a Python dict).
+plain `NAME` (an agent that serves several suites); a `MODULE:CLASS` name (`--agent mypolicy:MyPolicy`) imports
+the class directly, from the current directory or the installed packages. An agent class is built with keyword
+arguments from `--agent-arg KEY=VALUE` (or a Python dict).
 """
 
 from __future__ import annotations
@@ -54,11 +55,13 @@ def agent_names(suite: str | None = None) -> list[str]:
 
 
 def agent_class(name: str, suite: str | None = None) -> Any:
-    """The class registered for `name` (trying `suite/name` first)."""
+    """The class registered for `name` (trying `suite/name` first), or the class a `MODULE:CLASS` name names."""
     known = set(AGENTS.names())
     for candidate in ([f"{suite}/{name}"] if suite else []) + [name]:
         if candidate in known:
             return AGENTS.get(candidate)
+    if ":" in name:
+        return import_agent(name)
     choices = agent_names(suite)
     where = f" for suite {suite!r}" if suite else ""
     raise UnknownNameError(
@@ -80,3 +83,34 @@ def make_agent(name: str, args: dict[str, Any] | None = None, suite: str | None 
                     f"it accepts: {', '.join(params) or 'no arguments'}"
                 )
     return cls(**args)
+
+
+def import_agent(target: str) -> Any:
+    """The class `MODULE:CLASS` names; the current directory is searched first, as `python -m` would.
+
+    Raises:
+        ConfigError: the module does not import or has no such class (with did-you-mean).
+    """
+    import importlib
+    import os
+    import sys
+
+    module_name, _, attr = target.partition(":")
+    if not module_name or not attr:
+        raise ConfigError(f"--agent {target!r}: write MODULE:CLASS, e.g. mypolicy:MyPolicy")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ConfigError(
+            f"--agent {target}: cannot import {module_name!r} ({exc}); the module must be in the current "
+            "directory or installed"
+        ) from exc
+    obj: Any = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            names = [n for n in dir(module) if not n.startswith("_")]
+            raise ConfigError(f"--agent {target}: {module_name} has no {part!r}{suggest(part, names)}")
+        obj = getattr(obj, part)
+    return obj

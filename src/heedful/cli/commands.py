@@ -18,7 +18,7 @@ from heedful.cli.parser import CliUsageError, Parser, key_values
 from heedful.cli.remote_args import add_remote_args, remote_agent_args
 from heedful.cli.results_commands import add_compare, add_export, add_list, add_replay, add_report, add_schema
 from heedful.cli.serve import add_serve
-from heedful.cli.show_command import add_show
+from heedful.cli.show_command import add_merge, add_show
 from heedful.cli.suite_flags import add_suite_flags, suite_options
 from heedful.cli.tabletop_commands import add_demos, add_entropy
 
@@ -210,6 +210,12 @@ def add_run_arguments(p: Any) -> None:
         default="stratified",
         help="which episodes --limit takes: the stratified sample, or the first N in file order",
     )
+    p.add_argument(
+        "--shard",
+        metavar="I/N",
+        help="run only the I-th of N disjoint parts of the episodes (every N-th sampling unit, families whole), "
+        "e.g. on N machines with the same command; `heedful merge` joins the N run directories into one run",
+    )
     p.add_argument("--workers", type=int, default=1, help="local worker processes")
     p.add_argument("--out", type=Path, help="run directory (default runs/SUITE-AGENT[-TAGS]-seedS)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out")
@@ -224,7 +230,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from heedful.errors import BudgetExceededError
 
     given = suite_options(args, args.run_options, Path("."))
-    out = args.out or Path("runs") / f"{args.suite}-{args.agent}{args.run_tag(given)}-seed{args.seed}"
+    shard = f"-shard{args.shard.replace('/', 'of')}" if args.shard else ""
+    out = args.out or Path("runs") / f"{args.suite}-{args.agent}{args.run_tag(given)}-seed{args.seed}{shard}"
     agent_args = key_values(args.agent_arg, "--agent-arg")
     cls = agent_class(args.agent, args.suite)
     agent_args = remote_agent_args(args, cls, args.agent, llm_agent_args(args, cls, args.agent, agent_args))
@@ -239,6 +246,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             split=args.split,
             limit=args.limit,
             order=args.order,
+            shard=args.shard,
             options=suite_options(args, args.run_options, out),
             workers=args.workers,
             resume=args.resume,
@@ -265,6 +273,7 @@ REGISTRARS = [
     add_list,
     add_replay,
     add_show,
+    add_merge,
     add_entropy,
     add_demos,
     add_serve,

@@ -1,4 +1,4 @@
-"""`heedful show RUN EPISODE_ID`: one episode of a run, in the terminal."""
+"""`heedful show RUN EPISODE_ID` (one episode of a run, in the terminal) and `heedful merge` (shard runs into one)."""
 
 from __future__ import annotations
 
@@ -35,4 +35,37 @@ def cmd_show(args: argparse.Namespace) -> int:
     from heedful.report.show import show_episode
 
     print(show_episode(args.run, args.episode_id, dataset=args.dataset, full=args.full))
+    return 0
+
+
+def add_merge(sub: Any, formatter: Any) -> None:
+    p = sub.add_parser(
+        "merge",
+        formatter_class=formatter,
+        help="join the shard runs of one run (--shard I/N) into one run directory",
+        description=(
+            "Join the N run directories that `heedful run ... --shard I/N` wrote (I = 1..N, the same command "
+            "otherwise) into one run: all records, the prompts they reference and one manifest. The result "
+            "reports, compares, exports and resumes like a run made in one piece. Shards of different runs, a "
+            "missing or repeated shard, or an episode in two shards are refused."
+        ),
+        epilog=(
+            "example:\n  heedful run decisions --agent oracle --shard 1/2 --out runs/o-1of2\n"
+            "  heedful run decisions --agent oracle --shard 2/2 --out runs/o-2of2\n"
+            "  heedful merge runs/o-1of2 runs/o-2of2 --out runs/o"
+        ),
+    )
+    p.add_argument("shards", type=Path, nargs="+", help="the shard run directories")
+    p.add_argument("--out", type=Path, required=True, help="the merged run directory (new or empty)")
+    p.add_argument("--force", action="store_true", help="replace a non-empty --out")
+    p.set_defaults(handler=cmd_merge)
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    from heedful.runner.merge import merge_runs
+
+    merged = merge_runs(args.shards, args.out, force=args.force)
+    counts = ", ".join(f"{k} {v}" for k, v in merged.counts.items())
+    print(f"merged {len(args.shards)} shards into {args.out}: {counts} (state {merged.state})")
+    print(f"report: heedful report {args.out}")
     return 0

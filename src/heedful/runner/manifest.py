@@ -44,6 +44,13 @@ class RunSpec(BaseModel):
         description="Which episodes a `limit` takes: a seeded sample over the suite's groups (heedful.sampling) or "
         "the first in file order. Runs made before the field existed took the first.",
     )
+    shard: str | None = Field(
+        default=None,
+        pattern=r"^[1-9][0-9]*/[1-9][0-9]*$",
+        description="'I/N': this run covers the I-th of N disjoint parts of the selected episodes (every N-th "
+        "sampling unit, so a decisions family stays whole); the shards of one run share its identity and "
+        "`heedful merge` joins them into one run.",
+    )
 
 
 class RunManifest(BaseModel):
@@ -119,9 +126,14 @@ RESUMABLE_FIELDS = frozenset({"limit", "dataset_source", "order"})
 be named by another path (or be generated again) as long as its content hash, which is compared, is the same."""
 
 
+SHARD_FIELD = "shard"
+"""Not part of a run's identity: the shards of one run produce records of that one run (`heedful merge`)."""
+
+
 def run_identity(spec: RunSpec, session_args: frozenset[str] = frozenset()) -> str:
-    """Short hash of the spec without what a resume may change (RESUMABLE_FIELDS, the agent's session arguments)."""
-    fields = spec.model_dump(mode="json", exclude=set(RESUMABLE_FIELDS))
+    """Short hash of the spec without what a resume may change (RESUMABLE_FIELDS, the agent's session arguments)
+    and without its shard."""
+    fields = spec.model_dump(mode="json", exclude=set(RESUMABLE_FIELDS) | {SHARD_FIELD})
     fields["agent_args"] = {k: v for k, v in fields["agent_args"].items() if k not in session_args}
     text = json.dumps(fields, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]

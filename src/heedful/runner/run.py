@@ -329,12 +329,25 @@ def _resumed_manifest(
 
 
 def selected_positions(spec: RunSpec, suite: Suite, episodes: Sequence[Any]) -> list[int]:
-    """Dataset positions of the episodes the run covers: all, the first `limit`, or a stratified sample of them."""
+    """Dataset positions of the episodes the run covers: all, the first `limit`, or a stratified sample of them;
+    of those, with a shard I/N, the I-th of every N sampling units."""
     if spec.limit is None or spec.limit >= len(episodes):
-        return list(range(len(episodes)))
-    if spec.order == "file":
-        return list(range(spec.limit))
-    return sample_positions(suite.sample_units(episodes), spec.limit, spec.seed)
+        chosen = list(range(len(episodes)))
+    elif spec.order == "file":
+        chosen = list(range(spec.limit))
+    else:
+        chosen = sample_positions(suite.sample_units(episodes), spec.limit, spec.seed)
+    return chosen if spec.shard is None else shard_positions(chosen, suite.sample_units(episodes), spec.shard)
+
+
+def shard_positions(chosen: Sequence[int], units: Sequence[Any], shard: str) -> list[int]:
+    """The positions of `chosen` whose sampling unit is, in order of first appearance, the I-th of every N."""
+    index, count = (int(x) for x in shard.split("/"))
+    unit_of = {pos: u for u, (_, positions) in enumerate(units) for pos in positions}
+    rank: dict[int, int] = {}
+    for pos in chosen:
+        rank.setdefault(unit_of.get(pos, -1 - pos), len(rank))
+    return [pos for pos in chosen if rank[unit_of.get(pos, -1 - pos)] % count == index - 1]
 
 
 def _todo(

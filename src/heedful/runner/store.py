@@ -81,6 +81,11 @@ class RunStore:
                 "(every record committed so far is kept)"
             ) from err
 
+    def put_prompts(self, prompts: dict[str, str]) -> None:
+        """Store prompt texts by sha256 (each once)."""
+        with self._conn:
+            self._conn.executemany("INSERT OR IGNORE INTO prompts (sha256, text) VALUES (?, ?)", prompts.items())
+
     def prompt_text(self, sha256: str) -> str | None:
         """The exact prompt a record's `inputs["prompt"]["sha256"]` names, or None (not stored)."""
         row = self._conn.execute("SELECT text FROM prompts WHERE sha256 = ?", (sha256,)).fetchone()

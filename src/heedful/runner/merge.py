@@ -1,0 +1,90 @@
+"""`heedful merge`: join the N shard runs of one run (`heedful run ... --shard I/N`) into one run directory.
+
+The shards of one run share its identity (the shard is not part of it), so their records are records of that
+run: the merged directory holds all of them, the prompts they reference, and a manifest without a shard whose
+plan is the sum of the shards'. It reports, compares, exports and resumes like a run made in one piece.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from heedful.errors import RunError
+from heedful.records import Record
+from heedful.runner.manifest import RunManifest, read_manifest, spec_differences, write_manifest
+from heedful.runner.store import RunStore, load_run
+
+
+def merge_runs(sources: Sequence[Path], out: Path, *, force: bool = False) -> RunManifest:
+    """Merge the shard runs `sources` (all N shards of one run) into a new run directory `out`.
+
+    Raises:
+        RunError: a source is not a shard, the sources are shards of different runs, a shard is missing or
+            given twice, or two shards hold the same episode.
+        ConfigError: `out` is not empty (without `force`).
+    """
+    from heedful.staging import staged_directory
+
+    manifests = [read_manifest(Path(s)) for s in sources]
+    first = manifests[0]
+    _check_shards(sources, manifests)
+    records: list[Record] = []
+    prompts: dict[str, str] = {}
+    seen: dict[str, Path] = {}
+    for source in sources:
+        _, shard_records = load_run(Path(source))  # refuses a directory whose records came from two runs
+        for r in shard_records:
+            if r.episode_id in seen:
+                raise RunError(f"episode {r.episode_id!r} is in both {seen[r.episode_id]} and {source}")
+            seen[r.episode_id] = Path(source)
+        records += shard_records
+        with RunStore(Path(source)) as store:
+            prompts.update(store.prompt_texts())
+    unfinished = [str(s) for s, m in zip(sources, manifests, strict=True) if m.state != "finished"]
+    counts: dict[str, int] = {}
+    for r in records:
+        counts[r.status.value] = counts.get(r.status.value, 0) + 1
+    planned = [m.planned for m in manifests]
+    merged = first.model_copy(
+        update={
+            "spec": first.spec.model_copy(update={"shard": None}),
+            "started_at": min(m.started_at for m in manifests),
+            "finished_at": max((m.finished_at for m in manifests if m.finished_at), default=None),
+            "state": "interrupted" if unfinished else "finished",
+            "stop_reason": f"merged from unfinished shards: {', '.join(unfinished)}" if unfinished else None,
+            "counts": dict(sorted(counts.items())),
+            "wall_time_s": sum(m.wall_time_s for m in manifests),
+            "sessions": sum(m.sessions for m in manifests),
+            "planned": None if None in planned else sum(p for p in planned if p is not None),
+        }
+    )
+    with staged_directory(Path(out), force=force) as staging:
+        with RunStore(staging) as store:
+            store.put_prompts(prompts)
+            store.put_many(sorted(records, key=lambda r: (r.index, r.episode_id)), producer=first.run_identity)
+        write_manifest(staging, merged)
+    return merged
+
+
+def _check_shards(sources: Sequence[Path], manifests: Sequence[RunManifest]) -> None:
+    first = manifests[0]
+    for source, m in zip(sources, manifests, strict=True):
+        if m.spec.shard is None:
+            raise RunError(f"{source} is not a shard run (made without --shard); merge joins the shards of one run")
+        differences = [d for d in spec_differences(first.spec, m.spec) if d != "shard"]
+        if m.run_identity != first.run_identity or differences or m.spec.limit != first.spec.limit:
+            what = ", ".join(differences) or "limit or identity"
+            raise RunError(f"{source} and {sources[0]} are shards of different runs (they differ in {what})")
+    total = {m.spec.shard.split("/")[1] for m in manifests if m.spec.shard}
+    if len(total) != 1:
+        raise RunError(f"the shards split the run into different numbers of parts: {sorted(total)}")
+    n = int(total.pop())
+    given = [int(str(m.spec.shard).split("/")[0]) for m in manifests]
+    twice = sorted({i for i in given if given.count(i) > 1})
+    if twice:
+        raise RunError(f"shard {twice[0]}/{n} is given twice")
+    missing = sorted(set(range(1, n + 1)) - set(given))
+    if missing:
+        listed = ", ".join(f"{i}/{n}" for i in missing)
+        raise RunError(f"shard {listed} missing: merge needs all {n} shards (run the missing ones first)")

@@ -1,0 +1,39 @@
+"""`--agent MODULE:CLASS`: the README's in-process controller runs as written, and a wrong name is named."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from heedful.cli import main
+from heedful.runner import load_run
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def _readme_policy() -> str:
+    found = re.search(r"```python\n# mypolicy.py\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL)
+    assert found, "the README's mypolicy.py example is gone"
+    return found.group(1)
+
+
+def test_the_readme_controller_runs_from_the_current_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "mypolicy.py").write_text(_readme_policy(), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))  # restored afterwards (import_agent adds the directory otherwise)
+    args = ["run", "tabletop", "--agent", "mypolicy:MyPolicy", "--level", "L0", "--trials", "1", "--limit", "2"]
+    assert main([*args, "--out", "runs/mine", "--no-progress"]) == 0
+    manifest, records = load_run(tmp_path / "runs" / "mine")
+    assert manifest.spec.agent == "mypolicy:MyPolicy" and [r.status.value for r in records] == ["ok", "ok"]
+    assert all(r.scores["acting_steps"] == r.prediction["steps"] for r in records)  # acted to the horizon
+    capsys.readouterr()
+    assert main([*args, "--out", "runs/x", "--agent", "mypolicy:MyPolcy"]) == 2
+    assert "did you mean 'MyPolicy'" in capsys.readouterr().err
+    assert main([*args, "--out", "runs/x", "--agent", "nosuchmodule:X"]) == 2
+    assert "cannot import 'nosuchmodule'" in capsys.readouterr().err
+    monkeypatch.delitem(sys.modules, "mypolicy")
