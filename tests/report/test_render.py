@@ -159,3 +159,14 @@ def test_a_collapsed_interval_is_marked_and_explained_and_chance_gets_a_column()
     assert "* collapsed interval" in text and "chance: a uniformly random valid answer" in text
     plain = render_metric_table(ROWS)
     assert "collapsed" not in plain and "chance" not in plain
+
+
+def test_a_collapsed_paired_interval_is_marked() -> None:
+    rows = [
+        ComparisonRow("accuracy", "all", 0.5, 0.5, 0.0, 0.0, 0.0, 8, ci_method="paired family bootstrap"),
+        ComparisonRow(
+            "pair_success", "all", 0.5, 0.25, 0.25, 0.0, 0.5, 8, unit="pair", ci_method="paired family bootstrap"
+        ),
+    ]
+    text = render_comparison_table(rows)
+    assert "[+0.0, +0.0]*" in text and "[+0.0, +50.0]*" not in text and "* collapsed interval" in text

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from heedful.metrics.compare import MCNEMAR_PREFIX, ComparisonRow
 from heedful.metrics.groups import group_name, group_parts
 from heedful.metrics.rows import MetricRow
-from heedful.report.render import _format, _interval, _p_value, _percent, _points, _widths
+from heedful.report.render import _collapsed, _format, _interval, _p_value, _percent, _points, _widths
 
 SUMMARY_GROUPS = (
     "all",
@@ -75,7 +75,9 @@ def comparison_summary(rows: Sequence[ComparisonRow]) -> str:
         cells = [_label(group), str(success.n)]
         for row in (spl, success):
             cells += [_percent(row.a), _percent(row.b), _points(row.diff)]
-            cells.append(_interval(row.ci_low, row.ci_high, signed=True))
+            cells.append(
+                _interval(row.ci_low, row.ci_high, signed=True) + ("*" if _collapsed(row.ci_low, row.ci_high) else "")
+            )
         cells.append(_p_value(mcnemar.p_value) if mcnemar is not None else "-")
         table.append(cells)
     methods = ", ".join(sorted({row.ci_method for row in rows if not row.metric.startswith(MCNEMAR_PREFIX)}))
