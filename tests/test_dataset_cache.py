@@ -76,3 +76,15 @@ def test_off_and_an_unwritable_root_generate_in_memory(
     monkeypatch.setenv("HEEDFUL_CACHE_DIR", str(blocker))
     episodes, where = cached_dataset(suite, 0)
     assert where is None and episodes and "not caching" in capsys.readouterr().err
+
+
+def test_a_cache_entry_is_readable_by_others_as_the_umask_allows(cache: Path) -> None:
+    import os
+    import stat
+
+    _, where = cached_dataset(CountingSuite(), 0)
+    assert where is not None
+    old = os.umask(0o022)
+    os.umask(old)
+    mode = stat.S_IMODE(where.stat().st_mode)
+    assert mode == 0o777 & ~old  # not mkdtemp's private 0700

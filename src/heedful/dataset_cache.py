@@ -58,16 +58,23 @@ def cached_dataset(
     """
     root = cache_root()
     where = None if root is None else root / cache_key(suite, seed, config)
-    if where is not None and (where / "dataset.json").is_file():
+    if where is not None and _present(where):
         try:
             return list(suite.load_dataset(where, verify=True)), where
-        except DatasetError as exc:
+        except (DatasetError, OSError) as exc:  # edited, truncated, or not readable by this user
             print(f"heedful: the cached dataset {where} is damaged ({exc}); regenerating it", file=sys.stderr)
     if announce:
         into = f" into the cache {where} (once)" if where is not None else " (the cache is off)"
         print(f"heedful: generating the {suite.name} dataset for seed {seed}{into}", file=sys.stderr, flush=True)
     episodes = list(suite.generate(seed, config))
     return episodes, None if where is None else _store(suite, episodes, where, seed, config)
+
+
+def _present(where: Path) -> bool:
+    try:
+        return (where / "dataset.json").is_file()
+    except OSError:  # a directory this user may not enter: a miss
+        return False
 
 
 def _store(suite: Any, episodes: list[Any], where: Path, seed: int, config: dict[str, Any] | None) -> Path | None:
@@ -80,11 +87,18 @@ def _store(suite: Any, episodes: list[Any], where: Path, seed: int, config: dict
         return None
     try:
         suite.save_dataset(episodes, staging, {"seed": seed, "config": dict(config or {})})
+        os.chmod(staging, 0o777 & ~_umask())  # mkdtemp makes it private; a shared cache must stay readable
         if where.exists():  # damaged: replace it
             shutil.rmtree(where, ignore_errors=True)
         os.replace(staging, where)
     except OSError:
         shutil.rmtree(staging, ignore_errors=True)  # another process renamed its copy first: use that one
-        if not (where / "dataset.json").is_file():
+        if not _present(where):
             return None
     return where
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

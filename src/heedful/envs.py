@@ -15,6 +15,7 @@ import importlib.abc
 import importlib.machinery
 import importlib.util
 import sys
+import warnings
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
@@ -46,19 +47,27 @@ def register_all() -> None:
 
 
 class _RegisterAfterImport(importlib.abc.MetaPathFinder):
-    """Finds nothing itself: wraps gymnasium's own loader so that registering follows its import."""
+    """Finds nothing itself: hands out gymnasium's own spec with a loader that registers after executing it.
+
+    It stays in `sys.meta_path` until gymnasium is really imported: `importlib.util.find_spec("gymnasium")`, an
+    availability check that imports nothing (heedful.requirements makes one), passes through it harmlessly.
+    """
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
         if fullname != "gymnasium":
             return None
-        _remove_hook()
-        spec = importlib.util.find_spec(fullname)  # the remaining finders: gymnasium's real spec
-        if spec is None or spec.loader is None:
-            return spec
-        spec.loader = _RegisteringLoader(spec.loader)
-        return spec
+        for finder in sys.meta_path:  # the other finders, in order: gymnasium's real spec
+            if finder is self or isinstance(finder, _RegisterAfterImport):
+                continue
+            find = getattr(finder, "find_spec", None)
+            spec: importlib.machinery.ModuleSpec | None = find(fullname, path, target) if find is not None else None
+            if spec is not None:
+                if spec.loader is not None:
+                    spec.loader = _RegisteringLoader(spec.loader)
+                return spec
+        return None
 
 
 class _RegisteringLoader(importlib.abc.Loader):
@@ -70,7 +79,11 @@ class _RegisteringLoader(importlib.abc.Loader):
 
     def exec_module(self, module: ModuleType) -> None:
         self.inner.exec_module(module)
-        register_all()
+        _remove_hook()
+        try:
+            register_all()
+        except Exception as exc:  # never fail the user's `import gymnasium` over heedful's ids
+            warnings.warn(f"heedful could not register its Gymnasium ids: {exc}", stacklevel=2)
 
     def __getattr__(self, name: str) -> Any:  # get_resource_reader, is_package, ...: the real loader's
         return getattr(self.inner, name)

@@ -25,7 +25,7 @@ def test_the_readme_controller_runs_from_the_current_directory(
 ) -> None:
     (tmp_path / "mypolicy.py").write_text(_readme_policy(), encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(tmp_path))  # restored afterwards (import_agent adds the directory otherwise)
+    before = list(sys.path)
     args = ["run", "tabletop", "--agent", "mypolicy:MyPolicy", "--level", "L0", "--trials", "1", "--limit", "2"]
     assert main([*args, "--out", "runs/mine", "--no-progress"]) == 0
     manifest, records = load_run(tmp_path / "runs" / "mine")
@@ -36,4 +36,8 @@ def test_the_readme_controller_runs_from_the_current_directory(
     assert "did you mean 'MyPolicy'" in capsys.readouterr().err
     assert main([*args, "--out", "runs/x", "--agent", "nosuchmodule:X"]) == 2
     assert "cannot import 'nosuchmodule'" in capsys.readouterr().err
+    assert sys.path == before  # the current directory was on the path for the import only
+    (tmp_path / "broken.py").write_text("import nosuchdependency\n", encoding="utf-8")
+    assert main([*args, "--out", "runs/x", "--agent", "broken:X"]) == 2
+    assert "importing 'broken' failed: No module named 'nosuchdependency'" in capsys.readouterr().err
     monkeypatch.delitem(sys.modules, "mypolicy")

@@ -94,3 +94,7 @@ def test_household_chance_is_one_uniform_guess_among_the_fitting_rooms() -> None
     assert chance[("PnP", "success")] == 1.0 and chance[("S_obj", "success")] == pytest.approx(1 / 3)
     assert chance[("S_hum / clear", "success")] == 1.0
     assert chance[("all", "success")] == pytest.approx((1 + 1 / 3 + 1) / 3)
+
+
+def test_household_records_without_fitting_rooms_give_no_level() -> None:
+    assert household_chance([_household("s_obj", [], "true")], groups_of) == {}

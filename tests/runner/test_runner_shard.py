@@ -22,7 +22,9 @@ def test_shard_positions_keep_units_whole_and_cover_everything_once() -> None:
     chosen = list(range(11))
     parts = [shard_positions(chosen, units, f"{i}/3") for i in (1, 2, 3)]
     assert parts == [[0, 1, 2, 3, 9, 10], [4, 5, 6, 7], [8]]
-    assert shard_positions([4, 8], units, "1/2") == [4] and shard_positions([4, 8], units, "2/2") == [8]
+    # a unit keeps its shard whatever else is selected: a resume that raises --limit moves no episode
+    assert shard_positions([4, 8], units, "1/2") == [8] and shard_positions([4, 8], units, "2/2") == [4]
+    assert shard_positions(chosen, units, "1/2") == [0, 1, 2, 3, 8]
 
 
 def test_merged_shards_equal_the_unsharded_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -63,6 +65,14 @@ def test_merge_refuses_what_is_not_all_shards_of_one_run(tmp_path: Path, capsys:
         capsys.readouterr()
         assert main(["merge", *(str(tmp_path / n) for n in names), "--out", str(tmp_path / "m")]) == 2
         assert message in capsys.readouterr().err, names
+    raised = ["run", "decisions", "--agent", "random-valid", "--limit", "80", "--no-progress", "--shard", "1/2"]
+    first_ids = {r.episode_id for r in load_run(tmp_path / "a1")[1]}
+    assert main([*raised, "--out", str(tmp_path / "a1"), "--resume"]) == 0
+    assert first_ids < {r.episode_id for r in load_run(tmp_path / "a1")[1]}  # grew, kept its episodes
+    _run(tmp_path / "f2", "--shard", "2/2", "--order", "file")
+    capsys.readouterr()
+    assert main(["merge", str(tmp_path / "a2"), str(tmp_path / "f2"), "--out", str(tmp_path / "m")]) == 2
+    assert "differ in" in capsys.readouterr().err
     assert main([*RUN, "--out", str(tmp_path / "a1"), "--shard", "2/2", "--resume"]) == 2
     assert "shard" in capsys.readouterr().err
     assert main([*RUN, "--out", str(tmp_path / "x"), "--shard", "0/2"]) == 2

@@ -98,15 +98,23 @@ def import_agent(target: str) -> Any:
     module_name, _, attr = target.partition(":")
     if not module_name or not attr:
         raise ConfigError(f"--agent {target!r}: write MODULE:CLASS, e.g. mypolicy:MyPolicy")
-    if os.getcwd() not in sys.path:
+    added = os.getcwd() not in sys.path
+    if added:  # only for this import: a file in the current directory must not shadow a library later
         sys.path.insert(0, os.getcwd())
     try:
         module = importlib.import_module(module_name)
-    except ImportError as exc:
+    except ModuleNotFoundError as exc:
+        if exc.name != module_name.split(".")[0] and exc.name != module_name:
+            raise ConfigError(f"--agent {target}: importing {module_name!r} failed: {exc}") from exc
         raise ConfigError(
             f"--agent {target}: cannot import {module_name!r} ({exc}); the module must be in the current "
             "directory or installed"
         ) from exc
+    except ImportError as exc:
+        raise ConfigError(f"--agent {target}: importing {module_name!r} failed: {exc}") from exc
+    finally:
+        if added and os.getcwd() in sys.path:
+            sys.path.remove(os.getcwd())
     obj: Any = module
     for part in attr.split("."):
         if not hasattr(obj, part):

@@ -204,6 +204,9 @@ def cmd_list_tasks(args: argparse.Namespace) -> int:
         from heedful.suites.registry import get_suite
 
         filters = key_values(args.where, "--where")
+        for name in ("dataset", "seed"):
+            if name in filters:
+                raise ConfigError(f"--where {name}=...: choose the dataset with --{name}, not as a filter")
         found = tasks(args.tasks_of, dataset=args.dataset, seed=args.seed, **filters)
         columns = get_suite(args.tasks_of).task_columns
     for t in found:

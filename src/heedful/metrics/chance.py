@@ -5,10 +5,11 @@
   candidates for `sequence`, independently per instance. Each metric's expectation follows from the
   per-instance probabilities (a pair is right with p_x * p_y; two random answers agree with |A_x & A_y| /
   (|A_x| |A_y|)), summed over the same units the measured value counts.
-- household: the success of one uniformly random guess among the rooms the words fit (`candidate_rooms`),
-  never revised: 1 / |fitting rooms| for S_obj and S_hum, 1 for PnP (any receptacle of the goal category
-  counts, so the words alone leave no room to guess). It is what an agent that ignores the human's
-  actions can count on without searching; SPL has no such level.
+- household: the words-only level, the success of an agent that reads only the words and guesses one of the
+  rooms they fit (`candidate_rooms`) uniformly, never revising, and does everything else perfectly:
+  1 / |fitting rooms| for S_obj and S_hum, 1 for PnP and clear tasks (the words leave nothing to guess). It is
+  what ignoring the human's actions can count on without searching, an upper bound for an agent that also
+  fails at other things; SPL has no such level.
 - tabletop: the blind branch draw, see `heedful.suites.tabletop.chance` (rows `chance S / L` of Table 1).
 
 Records made before records kept their inputs (the candidate ids) give no decisions chance: the column
@@ -78,6 +79,8 @@ def household_chance(records: Sequence[Record], groups_of: Callable[[Record], li
         if not r.status.scored or not isinstance(r.gold, dict):
             continue
         rooms = r.gold.get("candidate_rooms") or []
-        p = 1.0 if r.keys.get("task_type") == "pnp" or not rooms else 1.0 / len(rooms)
+        if r.keys.get("task_type") != "pnp" and not rooms:
+            continue  # no fitting rooms recorded: no level to give
+        p = 1.0 if r.keys.get("task_type") == "pnp" else 1.0 / len(rooms)
         items.append((groups_of(r), {"success": (p, 1)}))
     return grouped_means(items)

@@ -31,8 +31,9 @@ GENERAL: tuple[tuple[str, str], ...] = (
     (
         "chance",
         "the exact expected score of an agent that ignores what the suite tests, computed from the episodes, "
-        "not sampled (decisions: a uniformly random valid answer; household: one uniform guess among the rooms "
-        "the words fit; tabletop: the blind branch draw, the `chance` rows of Table 1). A score near it is no "
+        "not sampled (decisions: a uniformly random valid answer; household: the words-only level, one uniform guess "
+        "among the rooms the words fit with all else perfect, an upper bound for an agent that ignores the human; "
+        "tabletop: the blind branch draw, the `chance` rows of Table 1). A score near it is no "
         "evidence of instruction following",
     ),
     ("k/n", "successes and units behind a value; n alone where the value is a mean"),

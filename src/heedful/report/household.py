@@ -31,7 +31,7 @@ PRIMARY = (
 def summary_table(rows: Sequence[MetricRow]) -> str:
     """SPL and SR with their 95% intervals per task type and clarity, from a household report's rows."""
     by_key = {(row.group, row.metric): row for row in rows}
-    header = ["group", "n", "SPL", "95% CI", "SR", "95% CI", "SR chance"]
+    header = ["group", "n", "SPL", "95% CI", "SR", "95% CI", "SR words-only"]
     table = []
     for group in SUMMARY_GROUPS:
         spl, success = by_key.get((group, "spl")), by_key.get((group, "success"))
@@ -53,8 +53,8 @@ def summary_table(rows: Sequence[MetricRow]) -> str:
 
 
 CHANCE = (
-    "SR chance: one uniform guess among the rooms the words fit, never revised (PnP needs none):\n"
-    "what ignoring the human's actions can count on without searching."
+    "SR words-only: reading only the words, one uniform guess among the rooms they fit, never revised, all else\n"
+    "perfect (100% where the words fit one room): what ignoring the human's actions can count on without searching."
 )
 
 

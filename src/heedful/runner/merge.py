@@ -73,8 +73,9 @@ def _check_shards(sources: Sequence[Path], manifests: Sequence[RunManifest]) -> 
         if m.spec.shard is None:
             raise RunError(f"{source} is not a shard run (made without --shard); merge joins the shards of one run")
         differences = [d for d in spec_differences(first.spec, m.spec) if d != "shard"]
-        if m.run_identity != first.run_identity or differences or m.spec.limit != first.spec.limit:
-            what = ", ".join(differences) or "limit or identity"
+        differences += [d for d in ("limit", "order") if getattr(m.spec, d) != getattr(first.spec, d)]
+        if m.run_identity != first.run_identity or differences:
+            what = ", ".join(differences) or "identity"
             raise RunError(f"{source} and {sources[0]} are shards of different runs (they differ in {what})")
     total = {m.spec.shard.split("/")[1] for m in manifests if m.spec.shard}
     if len(total) != 1:

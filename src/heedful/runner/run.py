@@ -341,13 +341,13 @@ def selected_positions(spec: RunSpec, suite: Suite, episodes: Sequence[Any]) -> 
 
 
 def shard_positions(chosen: Sequence[int], units: Sequence[Any], shard: str) -> list[int]:
-    """The positions of `chosen` whose sampling unit is, in order of first appearance, the I-th of every N."""
+    """The positions of `chosen` whose sampling unit's index (in `suite.sample_units` order) is I - 1 modulo N.
+
+    The index is fixed by the dataset, not by the selection, so a resume that raises `--limit` keeps every unit
+    in its shard, and the N shards of any selection are disjoint and cover it."""
     index, count = (int(x) for x in shard.split("/"))
     unit_of = {pos: u for u, (_, positions) in enumerate(units) for pos in positions}
-    rank: dict[int, int] = {}
-    for pos in chosen:
-        rank.setdefault(unit_of.get(pos, -1 - pos), len(rank))
-    return [pos for pos in chosen if rank[unit_of.get(pos, -1 - pos)] % count == index - 1]
+    return [pos for pos in chosen if unit_of.get(pos, pos) % count == index - 1]
 
 
 def _todo(

@@ -32,6 +32,9 @@ HOLD = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1.0])
         "import gymnasium as gym, heedful; env = gym.make('heedful/TabletopScene3-v0')",
         "import gymnasium as gym; env = gym.make('heedful:heedful/Tabletop-v0')",
         "import gymnasium as gym; env = gym.make('heedful.sims.tabletop.env:heedful/Tabletop-v0')",
+        # an availability check imports nothing and must not spend the hook (heedful.requirements makes one)
+        "import heedful, importlib.util; importlib.util.find_spec('gymnasium'); import gymnasium as gym; "
+        "env = gym.make('heedful/Tabletop-v0')",
     ],
 )
 def test_the_ids_work_in_a_fresh_interpreter_in_any_import_order(code: str) -> None:
@@ -128,4 +131,32 @@ def test_free_play_still_works_and_bad_options_are_named() -> None:
         TabletopTaskEnv(scene=5)
     with pytest.raises(ConfigError, match="level must be"):
         TabletopTaskEnv(level="L9")
+    env.close()
+
+
+def test_a_placement_held_over_its_target_is_complete_but_not_yet_a_success() -> None:
+    """Gaming the env: the completion rule is for a final state, so carrying the block over the bowl earns nothing."""
+    task_id = "s2_L1_020_place_bowl"
+    run = _benchmark_run(task_id, trial=1)
+    assert run.actions is not None
+    env = TabletopTaskEnv(config=NO_CAMERAS)
+    env.reset(options={"task": task_id, "trial": 1})
+    seen_complete_unsettled = False
+    for action in run.actions:
+        _, reward, terminated, _, info = env.step(action)
+        if info["complete"] and not info["settled"]:
+            seen_complete_unsettled = True
+            assert reward == 0.0 and not terminated
+        if terminated:
+            break
+    assert terminated and info["settled"] and seen_complete_unsettled
+    env.close()
+
+
+def test_an_env_made_with_a_scene_keeps_free_play_on_option_less_resets() -> None:
+    from heedful.sims.tabletop.spec import default_scene
+
+    env = TabletopTaskEnv(scene=default_scene(), config=NO_CAMERAS)
+    _, info = env.reset(seed=0)
+    assert "task" not in info and info["object_names"] == tuple(o.name for o in default_scene().objects)
     env.close()

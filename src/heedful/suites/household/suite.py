@@ -20,7 +20,10 @@ from heedful.suites.household.model import SPLITS, HouseholdEpisode
 from heedful.suites.household.options import HouseholdRunOptions
 from heedful.suites.household.rollout import MAX_CALLS, EpisodeRun, run_episode
 
-CHANCE_NOTE = "success of one uniform guess among the rooms the words fit (PnP: 100%, no guess needed); SPL has none"
+CHANCE_NOTE = (
+    "words-only: the success of one uniform guess among the rooms the words fit, all else perfect (PnP and clear "
+    "tasks 100%); SPL has none"
+)
 
 
 class HouseholdSuite(SuiteBase):
@@ -149,7 +152,12 @@ class HouseholdSuite(SuiteBase):
             "clear: the words fit exactly one room; ambiguous: 2 or more, so only the human's "
             "actions (where it carried the object, where it walked) say which",
         ),
-        ("chance", "SR of one uniform guess among the rooms the words fit, never revised (PnP: 100%); SPL has none"),
+        (
+            "words-only",
+            "the chance column: SR of an agent that reads only the words, guesses one of the rooms they "
+            "fit uniformly, never revises and does all else perfectly (PnP and clear tasks: 100%); an upper bound of "
+            "what ignoring the human's actions earns without searching; SPL has none",
+        ),
         (
             "error modes",
             "Table 8: each failed episode gets one mode by ordered rules (parsing, planning, strategy: "

@@ -192,7 +192,10 @@ class TabletopSuite(SuiteBase):
         from heedful.report.render import render_metric_table
 
         measured = [row for row in rows if not row.group.startswith(CHANCE_PREFIX)]
-        notes = ("Wilson: trials taken as independent, for the 0/1 rates (intent_full, execution_full, complete)",)
+        notes = (
+            "Wilson: for the 0/1 rates (intent_full, execution_full, complete), trials taken as independent: "
+            "optimistic, as the trials of one task are alike",
+        )
         note = "the exact expected score of the blind branch draw (a training branch chosen without language)"
         table = render_metric_table(measured, title=title, notes=notes, chance_note=note)
         return f"{table}\n\n{table1(rows)}"

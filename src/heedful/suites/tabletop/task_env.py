@@ -12,24 +12,27 @@ without options draws a task with the reset seed, among the env's scene and leve
 them (`gym.make("heedful/Tabletop-v0", scene=2, level="L1")`). `{"scene": ..., "instruction": ...}` is
 free play as in the simulator's `TabletopEnv`: reward 0, no task.
 
-With a task, every step scores the trajectory so far with the benchmark's stage scorer: reward is 1.0 on
-the step the task is complete and 0 otherwise (sparse success), `terminated` is set on completion,
-`truncated` at the task's horizon (180-300 control steps), and `info` carries `intent`, `execution`,
-`complete`, `is_success`, the gated `stages` and the task's `task`, `level` and `scene`. The env
-reports completion at the current step, so a success ends the episode; a benchmark run instead always
-runs the full horizon and scores its end, so a policy that undoes its work is scored as it ends there.
+With a task, every step scores the trajectory so far with the benchmark's stage scorer. `info` carries
+`intent`, `execution`, `complete` (RoboFollow's completion criterion on the current state), `settled`, the
+gated `stages` and the task's `task`, `level` and `scene`. Success (`is_success`, reward 1.0 on that step and
+0 otherwise, `terminated`) is completion *at rest*: the completion criteria are written for a final state,
+so a block carried over its target, or still held in the bowl, must not count. A placement is settled once
+the gripper is open and no object moves faster than 2 cm/s; a push once nothing moves; a pickup (holding the
+object up) at once. `truncated` is set at the task's horizon (180-300 control steps). A benchmark run instead
+always runs the full horizon and scores its end, so a policy that undoes its work is scored as it ends there.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from numpy.typing import NDArray
 
 from heedful.errors import ConfigError
 from heedful.sims.tabletop.config import SimConfig
 from heedful.sims.tabletop.env import Obs, TabletopEnv
-from heedful.sims.tabletop.recorder import TrajectoryRecorder
+from heedful.sims.tabletop.recorder import Trajectory, TrajectoryRecorder
 from heedful.sims.tabletop.spec import SceneSpec
 from heedful.suites.tabletop.model import LEVELS, Layout, TabletopTask, TabletopTrial
 from heedful.suites.tabletop.perturb import trial_seed
@@ -39,6 +42,8 @@ from heedful.suites.tabletop.runtime import build_sim
 from heedful.suites.tabletop.scoring import TrialScore, score_trajectory
 
 TASK_OPTIONS = frozenset({"task", "trial"})
+SETTLED_SPEED = 0.02  # m/s: every object at rest (a placed block stops within a few steps)
+HOLDING_ACTIONS = frozenset({"pickup", "sequence_pickups"})  # completion is the object held up
 
 
 class TabletopTaskEnv(TabletopEnv):
@@ -73,9 +78,11 @@ class TabletopTaskEnv(TabletopEnv):
         )
         self.scene_filter = scene if isinstance(scene, int) else None
         self.level_filter = level
+        self.free_play = isinstance(scene, SceneSpec)  # option-less resets keep that scene
         self.task: TabletopTask | None = None
         self.layout: Layout | None = None
         self.score: TrialScore | None = None
+        self.settled = False
 
     def task_pool(self) -> tuple[TabletopTask, ...]:
         """The tasks an option-less reset draws from."""
@@ -89,7 +96,7 @@ class TabletopTaskEnv(TabletopEnv):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Obs, dict[str, Any]]:
         """Start a task trial (`{"task": ID, "trial": R}`, or a drawn task), or free play (`{"scene": ...}`)."""
         options = dict(options or {})
-        if not options.keys() & TASK_OPTIONS and options:
+        if not options.keys() & TASK_OPTIONS and (options or self.free_play):
             self.task = self.layout = self.score = None
             return super().reset(seed=seed, options=options)
         other = set(options) - TASK_OPTIONS
@@ -125,7 +132,7 @@ class TabletopTaskEnv(TabletopEnv):
         self.recorder = TrajectoryRecorder(self.sim, self.record_cameras)
         self.recorder.reset()
         self._skills = None
-        self.task, self.layout, self.score = task, layout, None
+        self.task, self.layout, self.score, self.settled = task, layout, None, False
         self.instruction = task.instruction
 
     def step(self, action: NDArray[Any]) -> tuple[Obs, float, bool, bool, dict[str, Any]]:
@@ -133,10 +140,12 @@ class TabletopTaskEnv(TabletopEnv):
         obs, reward, terminated, truncated, info = super().step(action)
         if self.task is None or self.layout is None:
             return obs, reward, terminated, truncated, info
-        self.score = score_trajectory(self.trajectory(), self.task.grounded, self.layout, self.task.scene)
-        complete = self.score.complete
-        truncated = self.sim.steps >= self.task.horizon and not complete
-        return obs, float(complete), complete, truncated, self._info()
+        trajectory = self.trajectory()
+        self.score = score_trajectory(trajectory, self.task.grounded, self.layout, self.task.scene)
+        self.settled = _settled(trajectory, self.task.action)
+        success = self.score.complete and self.settled
+        truncated = self.sim.steps >= self.task.horizon and not success
+        return obs, float(success), success, truncated, self._info()
 
     def _info(self) -> dict[str, Any]:
         info = super()._info()
@@ -148,7 +157,21 @@ class TabletopTaskEnv(TabletopEnv):
             intent=s.intent if s else 0.0,
             execution=s.execution if s else 0.0,
             complete=bool(s and s.complete),
-            is_success=bool(s and s.complete),
+            settled=self.settled,
+            is_success=bool(s and s.complete and self.settled),
             stages=s.details()["stages"] if s else [],
         )
         return info
+
+
+def _settled(trajectory: Trajectory, action: str) -> bool:
+    """Whether the scene is at rest as a final state is: see the module docstring."""
+    if action in HOLDING_ACTIONS:
+        return True
+    if len(trajectory) < 2:
+        return False
+    if action != "push" and trajectory.gripper_command[-1] > 0:
+        return False  # still gripping: the placement is not done
+    step = float(trajectory.time[-1] - trajectory.time[-2]) or 1.0
+    moved = np.linalg.norm(trajectory.object_poses[-1, :, :3] - trajectory.object_poses[-2, :, :3], axis=1)
+    return bool(moved.size == 0 or float(moved.max()) / step < SETTLED_SPEED)
