@@ -153,3 +153,15 @@ def test_every_suite_declares_a_run_options_model_and_splits() -> None:
 def test_flags_before_the_suite_are_answered_with_the_order(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", "--agent", "oracle", "decisions"]) == 2
     assert "name the suite first: heedful run SUITE --agent NAME" in capsys.readouterr().err
+
+
+def test_default_run_directories_name_the_agent_arguments(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two runs of one agent with other arguments never share a default directory (the README replay found it)."""
+    from heedful.cli.commands import _agent_tag
+
+    assert _agent_tag({}) == ""
+    assert _agent_tag({"constrain": True}) == "-constrained" and _agent_tag({"constrain": False}) == "-unconstrained"
+    assert _agent_tag({"model": "a"}) != _agent_tag({"model": "b"}) and _agent_tag({"model": "a"}).startswith("-")
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "decisions", "--agent", "oracle", "--limit", "4", "--no-progress"]) == 0
+    assert (tmp_path / "runs" / "decisions-oracle-seed0" / "manifest.json").is_file()

@@ -224,17 +224,34 @@ def add_run_arguments(p: Any) -> None:
     add_remote_args(p)
 
 
+def _agent_tag(agent_args: dict[str, Any]) -> str:
+    """A default run directory's part naming the agent's arguments, so that two runs of one agent with other
+    arguments (--constrain, a model) never land in one directory: "-constrained", then a short hash of the rest."""
+    import hashlib
+    import json
+
+    tag = ""
+    if "constrain" in agent_args:
+        tag = "-constrained" if agent_args["constrain"] else "-unconstrained"
+    rest = {k: v for k, v in agent_args.items() if k != "constrain"}
+    if rest:
+        text = json.dumps(rest, sort_keys=True, default=str)
+        tag += "-" + hashlib.sha256(text.encode()).hexdigest()[:8]
+    return tag
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from heedful.agents.registry import agent_class
     from heedful.api import evaluate
     from heedful.errors import BudgetExceededError
 
     given = suite_options(args, args.run_options, Path("."))
-    shard = f"-shard{args.shard.replace('/', 'of')}" if args.shard else ""
-    out = args.out or Path("runs") / f"{args.suite}-{args.agent}{args.run_tag(given)}-seed{args.seed}{shard}"
     agent_args = key_values(args.agent_arg, "--agent-arg")
     cls = agent_class(args.agent, args.suite)
     agent_args = remote_agent_args(args, cls, args.agent, llm_agent_args(args, cls, args.agent, agent_args))
+    shard = f"-shard{args.shard.replace('/', 'of')}" if args.shard else ""
+    tags = f"{args.run_tag(given)}{_agent_tag(agent_args)}"
+    out = args.out or Path("runs") / f"{args.suite}-{args.agent}{tags}-seed{args.seed}{shard}"
     try:
         result = evaluate(
             suite=args.suite,
