@@ -68,11 +68,12 @@ def test_off_and_an_unwritable_root_generate_in_memory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     suite = CountingSuite()
-    monkeypatch.setenv("HEEDFUL_CACHE_DIR", "off")
+    monkeypatch.setenv("HEEDFUL_DATASET_CACHE", "off")
     episodes, where = cached_dataset(suite, 0, announce=True)
     assert where is None and episodes and "the cache is off" in capsys.readouterr().err
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
+    monkeypatch.delenv("HEEDFUL_DATASET_CACHE")
     monkeypatch.setenv("HEEDFUL_CACHE_DIR", str(blocker))
     episodes, where = cached_dataset(suite, 0)
     assert where is None and episodes and "not caching" in capsys.readouterr().err

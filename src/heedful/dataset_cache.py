@@ -8,7 +8,8 @@ is regenerated and replaced, with a warning. The key is the suite's dataset vers
 that bumps the version never reads an old cache.
 
 The root is `$HEEDFUL_CACHE_DIR`, else `$XDG_CACHE_HOME/heedful`, else `~/.cache/heedful`; datasets live
-in its `datasets/` folder. `HEEDFUL_CACHE_DIR=off` turns the cache off (generate in memory every time).
+in its `datasets/` folder (the language-model response cache shares the root). `HEEDFUL_DATASET_CACHE=off`
+turns the dataset cache off (generate in memory every time).
 Concurrent writers are safe: each stages its own directory and the first rename wins.
 """
 
@@ -26,13 +27,16 @@ from typing import Any
 from heedful.errors import DatasetError
 
 OFF = "off"
+SWITCH = "HEEDFUL_DATASET_CACHE"
+"""Set to `off` to generate in memory every time (HEEDFUL_CACHE_DIR also roots the response cache, so it is no
+switch)."""
 
 
 def cache_root() -> Path | None:
     """Where cached datasets live, or None when the cache is turned off."""
-    explicit = os.environ.get("HEEDFUL_CACHE_DIR")
-    if explicit == OFF:
+    if os.environ.get(SWITCH, "").lower() == OFF:
         return None
+    explicit = os.environ.get("HEEDFUL_CACHE_DIR")
     if explicit:
         return Path(explicit) / "datasets"
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
