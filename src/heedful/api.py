@@ -25,12 +25,12 @@ def load_or_generate(
     """The suite's episodes from `dataset` (its content hash checked unless `verify` is False), or its default
     dataset for `seed` (generated once into the dataset cache, `heedful.dataset_cache`, then loaded from it);
     plus where they came from. `progress` announces a generation on stderr."""
-    from heedful.dataset_cache import cached_dataset
+    from heedful.dataset_cache import GENERATED, cached_dataset
 
     if dataset is not None:
         return list(suite.load_dataset(Path(dataset), verify=verify)), str(dataset)
     episodes, _ = cached_dataset(suite, seed, announce=progress)
-    return episodes, f"generated:seed={seed}"
+    return episodes, f"{GENERATED}{seed}"
 
 
 def check_shard(shard: str | None) -> None:
@@ -198,8 +198,8 @@ def _coverage(suite: Any, manifest: Any, n: int) -> str:
     text = f"{n} records"
     if planned is not None and (n < planned or manifest.state != "finished"):
         text = f"partial: {n} of {planned} planned"
-    if manifest.spec.shard is not None:
-        parts = manifest.spec.shard.split("/")[1]
+    if manifest.spec.shard_parts is not None:
+        parts = manifest.spec.shard_parts[1]
         text += f" (shard {manifest.spec.shard}: one of {parts} disjoint parts, whole sampling units)"
     limited = manifest.spec.limit is not None and manifest.spec.shard is None
     if limited and planned is not None and available is not None and planned < available:

@@ -18,14 +18,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from heedful.errors import DatasetError
+from heedful.cache_home import cache_home
+from heedful.errors import ConfigError, DatasetError
+from heedful.staging import staged_directory
 
+GENERATED = "generated:seed="
+"""How a run's manifest names a default dataset (`RunSpec.dataset_source`)."""
 OFF = "off"
 SWITCH = "HEEDFUL_DATASET_CACHE"
 """Set to `off` to generate in memory every time (HEEDFUL_CACHE_DIR also roots the response cache, so it is no
@@ -36,11 +38,7 @@ def cache_root() -> Path | None:
     """Where cached datasets live, or None when the cache is turned off."""
     if os.environ.get(SWITCH, "").lower() == OFF:
         return None
-    explicit = os.environ.get("HEEDFUL_CACHE_DIR")
-    if explicit:
-        return Path(explicit) / "datasets"
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "heedful" / "datasets"
+    return cache_home() / "datasets"
 
 
 def cache_key(suite: Any, seed: int, config: dict[str, Any] | None) -> str:
@@ -82,27 +80,29 @@ def _present(where: Path) -> bool:
 
 
 def _store(suite: Any, episodes: list[Any], where: Path, seed: int, config: dict[str, Any] | None) -> Path | None:
-    """Write the dataset beside `where` and rename it into place; None when the cache cannot be written."""
+    """Write the dataset through a staging directory renamed into place (replacing a damaged entry); None when the
+    cache cannot be written."""
     try:
-        where.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{where.name}.", suffix=".partial", dir=where.parent))
-    except OSError as exc:
-        print(f"heedful: cannot write the dataset cache {where.parent} ({exc.strerror}); not caching", file=sys.stderr)
+        with staged_directory(where, force=True, flag="the dataset cache") as staging:
+            suite.save_dataset(episodes, staging, {"seed": seed, "config": dict(config or {})})
+    except ConfigError as exc:
+        print(f"heedful: cannot write the dataset cache {where.parent} ({exc}); not caching", file=sys.stderr)
         return None
-    try:
-        suite.save_dataset(episodes, staging, {"seed": seed, "config": dict(config or {})})
-        os.chmod(staging, 0o777 & ~_umask())  # mkdtemp makes it private; a shared cache must stay readable
-        if where.exists():  # damaged: replace it
-            shutil.rmtree(where, ignore_errors=True)
-        os.replace(staging, where)
-    except OSError:
-        shutil.rmtree(staging, ignore_errors=True)  # another process renamed its copy first: use that one
-        if not _present(where):
-            return None
+    except OSError:  # another process renamed its copy in between: use that one
+        return where if _present(where) else None
     return where
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+def source_episodes(suite: Any, source: str, dataset: Path | None = None, *, verify: bool = True) -> list[Any]:
+    """The episodes a run's `dataset_source` names (a dataset directory, or `generated:seed=N` from the cache;
+    a ` split=...` suffix is ignored), or those of `dataset` when given (the run's dataset has moved).
+
+    Raises:
+        DatasetError: the directory is missing or does not load.
+    """
+    if dataset is not None:
+        return list(suite.load_dataset(Path(dataset), verify=verify))
+    base = source.split(" split=")[0]
+    if base.startswith(GENERATED):
+        return cached_dataset(suite, int(base.removeprefix(GENERATED)))[0]
+    return list(suite.load_dataset(Path(base), verify=verify))

@@ -20,11 +20,11 @@ def _run(out: Path, *extra: str) -> None:
 def test_shard_positions_keep_units_whole_and_cover_everything_once() -> None:
     units = [("a", [0, 1, 2, 3]), ("b", [4, 5, 6, 7]), ("c", [8]), ("d", [9, 10])]
     chosen = list(range(11))
-    parts = [shard_positions(chosen, units, f"{i}/3") for i in (1, 2, 3)]
+    parts = [shard_positions(chosen, units, (i, 3)) for i in (1, 2, 3)]
     assert parts == [[0, 1, 2, 3, 9, 10], [4, 5, 6, 7], [8]]
     # a unit keeps its shard whatever else is selected: a resume that raises --limit moves no episode
-    assert shard_positions([4, 8], units, "1/2") == [8] and shard_positions([4, 8], units, "2/2") == [4]
-    assert shard_positions(chosen, units, "1/2") == [0, 1, 2, 3, 8]
+    assert shard_positions([4, 8], units, (1, 2)) == [8] and shard_positions([4, 8], units, (2, 2)) == [4]
+    assert shard_positions(chosen, units, (1, 2)) == [0, 1, 2, 3, 8]
 
 
 def test_merged_shards_equal_the_unsharded_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -213,8 +213,7 @@ def cmd_list_tasks(args: argparse.Namespace) -> int:
         if args.format == "json":
             print(json.dumps({"id": t.id, "instruction": t.instruction, "description": t.description, **t.groups}))
         else:
-            groups = "  ".join(t.groups[c] for c in columns)
-            print(f"{t.id}  {groups}  {t.instruction}".replace("    ", "  "))
+            print("  ".join([t.id, *(t.groups[c] for c in columns), t.instruction]))
             print(f"    {t.description}")
     if args.format == "text":
         print(f"{len(found)} tasks", file=sys.stderr)

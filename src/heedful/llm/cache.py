@@ -7,12 +7,12 @@ file: SQLite in WAL mode serializes the writers.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import threading
 from pathlib import Path
 from types import TracebackType
 
+from heedful.cache_home import cache_home
 from heedful.errors import ConfigError
 from heedful.llm.request import ChatResult
 
@@ -30,12 +30,7 @@ CREATE TABLE IF NOT EXISTS responses (
 
 def default_cache_path() -> Path:
     """`$HEEDFUL_CACHE_DIR/llm-cache.sqlite`, else `$XDG_CACHE_HOME/heedful/...`, else `~/.cache/heedful/...`."""
-    root = os.environ.get("HEEDFUL_CACHE_DIR")
-    if root:
-        return Path(root) / CACHE_FILE
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg) if xdg else Path.home() / ".cache"
-    return base / "heedful" / CACHE_FILE
+    return cache_home() / CACHE_FILE
 
 
 class ResponseCache:

@@ -43,7 +43,7 @@ class MetricRow:
     @property
     def collapsed(self) -> bool:
         """The bootstrap interval is one point ([50.0, 50.0]): every resample scored alike, which is not certainty."""
-        return self.ci_low is not None and self.ci_high is not None and round(self.ci_low, 4) == round(self.ci_high, 4)
+        return collapsed(self.ci_low, self.ci_high)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -60,6 +60,11 @@ class MetricRow:
             "ci_method": self.ci_method,
             "chance": self.chance,
         }
+
+
+def collapsed(low: float | None, high: float | None) -> bool:
+    """Whether an interval is one point (to 4 decimals): a bootstrap whose every resample gave the same value."""
+    return low is not None and high is not None and round(low, 4) == round(high, 4)
 
 
 def status_rows(records: Sequence[Record], unit: str = "record") -> list[MetricRow]:

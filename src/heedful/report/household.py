@@ -10,8 +10,8 @@ from collections.abc import Sequence
 
 from heedful.metrics.compare import MCNEMAR_PREFIX, ComparisonRow
 from heedful.metrics.groups import group_name, group_parts
-from heedful.metrics.rows import MetricRow
-from heedful.report.render import _collapsed, _format, _interval, _p_value, _percent, _points, _widths
+from heedful.metrics.rows import MetricRow, collapsed
+from heedful.report.render import _format, _interval, _p_value, _percent, _points, _widths
 
 SUMMARY_GROUPS = (
     "all",
@@ -76,7 +76,7 @@ def comparison_summary(rows: Sequence[ComparisonRow]) -> str:
         for row in (spl, success):
             cells += [_percent(row.a), _percent(row.b), _points(row.diff)]
             cells.append(
-                _interval(row.ci_low, row.ci_high, signed=True) + ("*" if _collapsed(row.ci_low, row.ci_high) else "")
+                _interval(row.ci_low, row.ci_high, signed=True) + ("*" if collapsed(row.ci_low, row.ci_high) else "")
             )
         cells.append(_p_value(mcnemar.p_value) if mcnemar is not None else "-")
         table.append(cells)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol, TypeVar
 
 from heedful.metrics.compare import MCNEMAR_PREFIX, ComparisonRow
-from heedful.metrics.rows import STATUS_GROUP, MetricRow
+from heedful.metrics.rows import STATUS_GROUP, MetricRow, collapsed
 
 MISSING = "-"
 _PLURALS = {"family": "families"}
@@ -103,7 +103,7 @@ def render_comparison_table(rows: Sequence[ComparisonRow], title: str | None = N
                 lines.append("  " + _mcnemar_line(row))
             else:
                 lines.append(_format(cells[id(row)], widths))
-    if any(_collapsed(row.ci_low, row.ci_high) for row in diff_rows):
+    if any(collapsed(row.ci_low, row.ci_high) for row in diff_rows):
         lines += ["", COLLAPSED_DIFF_NOTE]
     return "\n".join(lines).strip("\n")
 
@@ -112,10 +112,6 @@ COLLAPSED_DIFF_NOTE = (
     "* collapsed interval: every paired resample gave the same difference (A and B agreed on every unit, or\n"
     "  differed alike); the McNemar line says how many units they disagree on"
 )
-
-
-def _collapsed(low: float | None, high: float | None) -> bool:
-    return low is not None and high is not None and round(low, 4) == round(high, 4)
 
 
 def rows_to_json(rows: Sequence[MetricRow] | Sequence[ComparisonRow]) -> str:
@@ -144,7 +140,7 @@ def _comparison_cells(row: ComparisonRow) -> list[str]:
         _percent(row.a),
         _percent(row.b),
         _points(row.diff),
-        _interval(row.ci_low, row.ci_high, signed=True) + ("*" if _collapsed(row.ci_low, row.ci_high) else ""),
+        _interval(row.ci_low, row.ci_high, signed=True) + ("*" if collapsed(row.ci_low, row.ci_high) else ""),
         _count(None, row.n, row.unit),
     ]
 

@@ -86,18 +86,13 @@ def show_episode(run_dir: Path, episode_id: str, *, dataset: Path | None = None,
 
 def _dataset_line(suite: Any, source: str, record: Record, dataset: Path | None) -> tuple[Any, str | None]:
     """The episode's dataset line (a tabletop trial's task), or None and why not."""
-    from heedful.dataset_cache import cached_dataset
+    from heedful.dataset_cache import GENERATED, source_episodes
 
     base = source.split(" split=")[0]
+    if dataset is None and not base.startswith(GENERATED) and not Path(base).is_dir():
+        return None, f"(the run's dataset {base} is not here; pass --dataset DIR to show the task)"
     try:
-        if dataset is not None:
-            episodes = suite.load_dataset(Path(dataset), verify=False)
-        elif base.startswith("generated:seed="):
-            episodes, _ = cached_dataset(suite, int(base.split("=", 1)[1]))
-        elif Path(base).is_dir():
-            episodes = suite.load_dataset(Path(base), verify=False)
-        else:
-            return None, f"(the run's dataset {base} is not here; pass --dataset DIR to show the task)"
+        episodes = source_episodes(suite, source, dataset, verify=False)
     except (DatasetError, ValueError) as exc:
         return None, f"(the run's dataset could not be read: {exc})"
     wanted = {record.episode_id, record.keys.get("task", "")}

@@ -52,6 +52,14 @@ class RunSpec(BaseModel):
         "`heedful merge` joins them into one run.",
     )
 
+    @property
+    def shard_parts(self) -> tuple[int, int] | None:
+        """(I, N) of `shard`, or None for a run made in one piece."""
+        if self.shard is None:
+            return None
+        index, count = self.shard.split("/")
+        return int(index), int(count)
+
 
 class RunManifest(BaseModel):
     """Everything needed to tell what a run directory holds and how it was produced."""

@@ -42,9 +42,6 @@ def merge_runs(sources: Sequence[Path], out: Path, *, force: bool = False) -> Ru
         with RunStore(Path(source)) as store:
             prompts.update(store.prompt_texts())
     unfinished = [str(s) for s, m in zip(sources, manifests, strict=True) if m.state != "finished"]
-    counts: dict[str, int] = {}
-    for r in records:
-        counts[r.status.value] = counts.get(r.status.value, 0) + 1
     planned = [m.planned for m in manifests]
     merged = first.model_copy(
         update={
@@ -53,7 +50,6 @@ def merge_runs(sources: Sequence[Path], out: Path, *, force: bool = False) -> Ru
             "finished_at": max((m.finished_at for m in manifests if m.finished_at), default=None),
             "state": "interrupted" if unfinished else "finished",
             "stop_reason": f"merged from unfinished shards: {', '.join(unfinished)}" if unfinished else None,
-            "counts": dict(sorted(counts.items())),
             "wall_time_s": sum(m.wall_time_s for m in manifests),
             "sessions": sum(m.sessions for m in manifests),
             "planned": None if None in planned else sum(p for p in planned if p is not None),
@@ -63,6 +59,7 @@ def merge_runs(sources: Sequence[Path], out: Path, *, force: bool = False) -> Ru
         with RunStore(staging) as store:
             store.put_prompts(prompts)
             store.put_many(sorted(records, key=lambda r: (r.index, r.episode_id)), producer=first.run_identity)
+            merged.counts = store.count_by_status()
         write_manifest(staging, merged)
     return merged
 
@@ -77,11 +74,12 @@ def _check_shards(sources: Sequence[Path], manifests: Sequence[RunManifest]) -> 
         if m.run_identity != first.run_identity or differences:
             what = ", ".join(differences) or "identity"
             raise RunError(f"{source} and {sources[0]} are shards of different runs (they differ in {what})")
-    total = {m.spec.shard.split("/")[1] for m in manifests if m.spec.shard}
+    parts = [m.spec.shard_parts for m in manifests if m.spec.shard_parts is not None]
+    total = {count for _, count in parts}
     if len(total) != 1:
         raise RunError(f"the shards split the run into different numbers of parts: {sorted(total)}")
-    n = int(total.pop())
-    given = [int(str(m.spec.shard).split("/")[0]) for m in manifests]
+    n = total.pop()
+    given = [index for index, _ in parts]
     twice = sorted({i for i in given if given.count(i) > 1})
     if twice:
         raise RunError(f"shard {twice[0]}/{n} is given twice")

@@ -331,21 +331,23 @@ def _resumed_manifest(
 def selected_positions(spec: RunSpec, suite: Suite, episodes: Sequence[Any]) -> list[int]:
     """Dataset positions of the episodes the run covers: all, the first `limit`, or a stratified sample of them;
     of those, with a shard I/N, the I-th of every N sampling units."""
+    stratified = spec.limit is not None and spec.limit < len(episodes) and spec.order != "file"
+    units = suite.sample_units(episodes) if stratified or spec.shard_parts is not None else []
     if spec.limit is None or spec.limit >= len(episodes):
         chosen = list(range(len(episodes)))
     elif spec.order == "file":
         chosen = list(range(spec.limit))
     else:
-        chosen = sample_positions(suite.sample_units(episodes), spec.limit, spec.seed)
-    return chosen if spec.shard is None else shard_positions(chosen, suite.sample_units(episodes), spec.shard)
+        chosen = sample_positions(units, spec.limit, spec.seed)
+    return chosen if spec.shard_parts is None else shard_positions(chosen, units, spec.shard_parts)
 
 
-def shard_positions(chosen: Sequence[int], units: Sequence[Any], shard: str) -> list[int]:
+def shard_positions(chosen: Sequence[int], units: Sequence[Any], shard: tuple[int, int]) -> list[int]:
     """The positions of `chosen` whose sampling unit's index (in `suite.sample_units` order) is I - 1 modulo N.
 
     The index is fixed by the dataset, not by the selection, so a resume that raises `--limit` keeps every unit
     in its shard, and the N shards of any selection are disjoint and cover it."""
-    index, count = (int(x) for x in shard.split("/"))
+    index, count = shard
     unit_of = {pos: u for u, (_, positions) in enumerate(units) for pos in positions}
     return [pos for pos in chosen if unit_of.get(pos, pos) % count == index - 1]
 

@@ -34,6 +34,7 @@ CREATE TABLE IF NOT EXISTS prompts (
     text TEXT NOT NULL
 )
 """
+_INSERT_PROMPT = "INSERT OR IGNORE INTO prompts (sha256, text) VALUES (?, ?)"
 PRODUCER_COLUMN = "ALTER TABLE records ADD COLUMN producer TEXT"  # stores made before records named their run
 
 
@@ -70,7 +71,7 @@ class RunStore:
         rows = [(r.episode_id, r.index, r.status.value, r.model_dump_json(), producer) for r in stored]
         try:
             with self._conn:
-                self._conn.executemany("INSERT OR IGNORE INTO prompts (sha256, text) VALUES (?, ?)", prompts.items())
+                self._conn.executemany(_INSERT_PROMPT, prompts.items())
                 self._conn.executemany(
                     "INSERT OR REPLACE INTO records (episode_id, idx, status, body, producer) VALUES (?, ?, ?, ?, ?)",
                     rows,
@@ -84,7 +85,7 @@ class RunStore:
     def put_prompts(self, prompts: dict[str, str]) -> None:
         """Store prompt texts by sha256 (each once)."""
         with self._conn:
-            self._conn.executemany("INSERT OR IGNORE INTO prompts (sha256, text) VALUES (?, ?)", prompts.items())
+            self._conn.executemany(_INSERT_PROMPT, prompts.items())
 
     def prompt_text(self, sha256: str) -> str | None:
         """The exact prompt a record's `inputs["prompt"]["sha256"]` names, or None (not stored)."""

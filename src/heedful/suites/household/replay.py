@@ -146,16 +146,9 @@ def find_episode(run_dir: Path, episode_id: str, dataset: Path | None) -> tuple[
     record = next((r for r in records if r.episode_id == episode_id), None)
     if record is None:
         raise RunError(f"run {run_dir} has no record of episode {episode_id!r}")
-    suite = HouseholdSuite()
-    source = manifest.spec.dataset_source.split(" split=")[0]
-    if dataset is not None:
-        episodes = suite.load_dataset(dataset)
-    elif source.startswith("generated:seed="):
-        from heedful.dataset_cache import cached_dataset
+    from heedful.dataset_cache import source_episodes
 
-        episodes, _ = cached_dataset(suite, int(source.split("=", 1)[1]))
-    else:
-        episodes = suite.load_dataset(Path(source))
+    episodes = source_episodes(HouseholdSuite(), manifest.spec.dataset_source, dataset)
     episode = next((ep for ep in episodes if ep.episode_id == episode_id), None)
     if episode is None:
         raise RunError(f"the dataset of run {run_dir} has no episode {episode_id!r}; pass --dataset")
