@@ -84,8 +84,8 @@ def test_s_hum_by_default_it_orders_the_fitting_rooms_by_distance_plus_the_motio
     assert SituatedAgent().follow_budget == 0 and "Follow Human" not in _go(run_episode(episode, SituatedAgent(), 0))
     assert order((10.0, 11.0), ()) == [0, 6]  # no motion seen: commonsense's order
     assert order((10.0, 11.0), (6,)) == [6, 0]  # a near tie: the room the human walks towards first
-    assert order((10.0, 20.0), (6,)) == [0, 6]  # weak evidence does not send it across the house
-    assert order((10.0, 20.0), (), seen=6) == [6, 0]  # the human in view now, in room 6: there
+    assert order((10.0, 25.0), (6,)) == [0, 6]  # weak evidence does not send it across the house
+    assert order((10.0, 25.0), (), seen=6) == [6, 0]  # the human in view now, in room 6: there
 
 
 def test_s_obj_it_searches_first_where_it_saw_the_human() -> None:
@@ -98,6 +98,31 @@ def test_s_obj_it_searches_first_where_it_saw_the_human() -> None:
     assert situated.score.success and blind.score.success
     assert situated.score.steps == episode.oracle_steps and situated.score.spl == 1.0
     assert blind.score.spl < 0.6
+
+
+def test_s_obj_it_ranks_the_fitting_rooms_by_what_the_carry_walk_showed() -> None:
+    episode = s_obj_human_in_view()
+    observed = build_observation(TaskEnv.start(episode), 0)
+    place = lang.moved_object_place(observed.communication, "cup")
+    assert place is not None
+    facts = _facts(observed.rooms)
+
+    def order(
+        distances: tuple[float, float], heading: tuple[int, ...] = (), towards: tuple[int, ...] = (), left: int = 1
+    ) -> list[int]:
+        metres = list(observed.room_distances)
+        metres[0], metres[2] = distances
+        # seen only before the task (last_step < 0: not standing anywhere now), carrying the cup out of `left`
+        human = HumanView(left, 1, -5, walking_towards=towards, heading_for=heading)
+        obs = replace(observed, room_distances=tuple(metres), human=human)
+        assert CommonsenseAgent()._search_rooms(obs, place, facts) == sorted([0, 2], key=lambda r: metres[r])
+        return SituatedAgent()._search_rooms(obs, place, facts)
+
+    assert order((5.0, 12.0)) == [0, 2]  # no walk seen: commonsense's order
+    assert order((5.0, 12.0), heading=(2,)) == [2, 0]  # the walk went straight for room 2
+    assert order((5.0, 40.0), heading=(2,)) == [0, 2]  # ... but not across the whole house for it
+    assert order((5.0, 12.0), heading=(0, 2), towards=(2,)) == [2, 0]  # headed for both, room 2 also ahead
+    assert order((5.0, 12.0), heading=(0, 2), left=0) == [2, 0]  # the room it carried the cup out of: last
 
 
 def test_the_follow_tool_says_the_human_stopped_in_the_words_situated_reads() -> None:

@@ -93,17 +93,17 @@ def test_ignoring_the_human_costs_on_ambiguous_situated_tasks(default_household:
     sr = {key: float(np.mean(values)) for key, values in success.items()}
     assert sr["pnp"] >= 0.95 and float(np.mean(spl["pnp"])) >= 0.9
     assert sr["s_obj/False"] >= 0.95 and sr["s_hum/False"] >= 0.95
-    # issue 14 asks for 15 points on both; sif-v3 measures 13.75 on S_obj (86.25% SR, 11 of 80 failed)
-    assert sr["pnp"] - sr["s_obj/True"] >= 0.12
+    # issue 14 asks for 15 points on both; sif-v4 measures 15.0 on S_obj (12 of 80 failed) and 16.25 on S_hum
+    assert sr["pnp"] - sr["s_obj/True"] >= 0.15
     assert sr["pnp"] - sr["s_hum/True"] >= 0.15
     assert float(np.mean(spl["s_obj/True"])) < 0.8 and float(np.mean(spl["s_hum/True"])) < 0.8
 
 
 def test_reading_the_human_pays_on_ambiguous_situated_tasks(default_household: list[HouseholdEpisode]) -> None:
     # situated reads the carry walk (S_obj) and the walk (S_hum) it saw; commonsense does not: on the
-    # ambiguous tasks situated must gain SPL clearly (measured on sif-v3: +14.5 and +2.9 points) and lose
+    # ambiguous tasks situated must gain SPL clearly (measured on sif-v4: +23.8 and +3.4 points) and lose
     # no SR overall (clear tasks are exactly commonsense, `test_household_situated`)
-    for task_type, least_gain in (("s_obj", 0.08), ("s_hum", 0.01)):
+    for task_type, least_gain in (("s_obj", 0.15), ("s_hum", 0.02)):
         chosen = [ep for ep in default_household if ep.task_type == task_type and ep.ambiguous]
         blind, situated = _scores(chosen, "commonsense"), _scores(chosen, "situated")
         assert all(score is not None for score in (*blind, *situated))
@@ -121,6 +121,7 @@ def test_calibrated_world_statistics(default_household: list[HouseholdEpisode]) 
     ambiguous = stats["fitting_rooms"]["ambiguous"]
     several = ambiguous.get("3", 0) + ambiguous.get("4+", 0)
     assert sum(ambiguous.values()) == 160 and several >= 0.85 * 160 and "1" not in ambiguous
+    assert ambiguous.get("4+", 0) >= 0.5 * 160  # sif-v4: four or more rooms fit where the room allows
     assert stats["fitting_rooms"]["clear"] == {"1": 160}
     assert human["walk_m"]["min"] >= 8.0 and human["walk_m"]["max"] <= 32.0
     assert human["still_walking_when_oracle_delivers"] >= 0.4  # where the human goes matters

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from heedful.sims.household.fields import distance_field
 from heedful.sims.household.grid import grid_for
 from heedful.sims.household.model import DoorSpec, HouseSpec, Rect, RoomSpec
-from heedful.suites.household.towards import expected_position, walking_towards
+from heedful.suites.household.towards import expected_position, heading_for, walking_towards
 
 
 def row_of_rooms() -> HouseSpec:
@@ -72,3 +73,27 @@ def test_uses_the_sighting_30_steps_before_the_last() -> None:
     point, direction = expected_position(track) or ((0.0, 0.0), (0.0, 0.0))
     assert direction == pytest.approx((8.0 - 3.0, 0.0))
     assert point == pytest.approx((8.0 + 5.0 * 10 / 40, 2.0))
+
+
+def _room_fields() -> list:
+    return [distance_field(GRID, GRID.room == k) for k in range(4)]
+
+
+def test_heading_for_lists_the_rooms_whose_path_distance_shrank_by_most_of_the_walk() -> None:
+    fields = _room_fields()
+    # 3 m east from room 0 into room 1: rooms 2 and 3 came 3 m nearer; room 1 only ~1.5 m (the walk entered it)
+    assert heading_for(GRID, eastward(30), fields) == (2, 3)
+    # 3 m west from x = 12 to 9, out of room 3 into room 2, whose edge (x = 9.5) was 2.5 m away: >= 0.8 x 3 m
+    assert heading_for(GRID, [(t, 12.0 - 0.1 * t, 2.0) for t in range(31)], fields) == (0, 1, 2)
+    # a walk that turned back points at nothing, however long it was
+    there_and_back = eastward(20) + [(20 + t, 4.0 - 0.1 * t, 2.0) for t in range(1, 21)]
+    assert heading_for(GRID, there_and_back, fields) == ()
+
+
+def test_heading_for_needs_half_a_metre_of_walk() -> None:
+    fields = _room_fields()
+    assert heading_for(GRID, [(t, 5.0 + 0.01 * t, 2.0) for t in range(40)], fields) == ()  # 0.39 m
+    assert heading_for(GRID, [(0, 2.0, 2.0)], fields) == ()
+    assert heading_for(GRID, [], fields) == ()
+    # unlike walking_towards, it does not need 30 steps of track: 1 m in 10 steps is enough
+    assert heading_for(GRID, eastward(10), fields) == (1, 2, 3)

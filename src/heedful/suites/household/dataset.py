@@ -19,9 +19,10 @@ from heedful.suites.household.model import HouseholdEpisode
 from heedful.suites.household.validity import placement_problem
 
 DATASET_FORMAT = "heedful-household-dataset/1"
-SUITE_VERSION = "household/sif-v3"
+SUITE_VERSION = "household/sif-v4"
 """The benchmark's version: v2 is the world calibrated to the paper's scale (larger houses, several rooms of
-one function, long human walks); v3 lets the S_obj agent watch the human carry the object away (`carry.py`).
+one function, long human walks); v3 lets the S_obj agent watch the human carry the object away (`carry.py`);
+v4 phrases ambiguous tasks so that four or more rooms fit where the room allows (`tasks.AMBIGUOUS_PREFERRED_FITS`).
 Datasets and runs of other versions are refused rather than mixed with this one."""
 
 

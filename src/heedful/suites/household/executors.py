@@ -21,8 +21,9 @@ import numpy as np
 
 from heedful.payloads.household import ToolFailure
 from heedful.sims.household.fields import Field, cached_field, disk
+from heedful.sims.household.grid import Grid
 from heedful.sims.household.house import room_viewpoint
-from heedful.sims.household.model import ReceptacleSpec, Rect
+from heedful.sims.household.model import HouseSpec, ReceptacleSpec, Rect
 from heedful.sims.household.navigate import Pursuit, act, at_goal, navigate, turn_towards
 from heedful.sims.household.sim import StepLimitError
 from heedful.sims.household.vision import HEADINGS
@@ -43,8 +44,13 @@ APPROACH_LIMIT = 200
 
 
 def room_entry_field(env: TaskEnv, room: int) -> Field:
-    grid, spec = env.grid, env.episode.house.rooms[room]
-    inset = env.episode.house.wall_thickness / 2 + ENTRY_DEPTH
+    return entry_field(env.grid, env.episode.house, room)
+
+
+def entry_field(grid: Grid, house: HouseSpec, room: int) -> Field:
+    """Path distance to `room`: to its cells `ENTRY_DEPTH` inside the walls (all its cells in a tiny room)."""
+    spec = house.rooms[room]
+    inset = house.wall_thickness / 2 + ENTRY_DEPTH
 
     def goal() -> np.ndarray:
         gx, gy = grid.centres()

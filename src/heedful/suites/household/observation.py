@@ -22,7 +22,7 @@ from heedful.sims.household.semantic_map import MappedObject
 from heedful.suites.household.executors import room_entry_field
 from heedful.suites.household.runtime import TaskEnv, ToolOutcome, premap, room_of
 from heedful.suites.household.tools import available_actions
-from heedful.suites.household.towards import walking_towards
+from heedful.suites.household.towards import heading_for, walking_towards
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,8 @@ class HumanView:
     last_room: int | None
     last_step: int | None
     walking_towards: tuple[int, ...]
+    heading_for: tuple[int, ...] = ()
+    """Rooms the observed walk went straight towards on the map (`towards.heading_for`), sorted."""
 
 
 @dataclass(frozen=True)
@@ -117,8 +119,11 @@ def human_view(env: TaskEnv) -> HumanView:
     house = env.episode.house
     first, last = track[0], track[-1]
     towards = walking_towards(env.grid, track, len(house.rooms))
+    # the path distances to every room on the premapped floor plan (cached per house: the agent's own map)
+    fields = [room_entry_field(env, room.index) for room in house.rooms]
+    heading = heading_for(env.grid, track, fields)
     # a human seen in a doorway is in the nearest room, as the agent is (never "room -1")
-    return HumanView(room_of(house, first[1], first[2]), room_of(house, last[1], last[2]), last[0], towards)
+    return HumanView(room_of(house, first[1], first[2]), room_of(house, last[1], last[2]), last[0], towards, heading)
 
 
 def room_distances(env: TaskEnv) -> tuple[float, ...]:

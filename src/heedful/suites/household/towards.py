@@ -9,9 +9,13 @@ cells lie on that side are listed. A human who moved at most 0.5 m over those st
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 
+import numpy as np
+
+from heedful.sims.household.fields import Field, sample
 from heedful.sims.household.grid import Grid
 
 HISTORY_STEPS = 30
@@ -51,5 +55,29 @@ def walking_towards(grid: Grid, track: Sequence[tuple[int, float, float]], n_roo
         cells = grid.room == index
         total = int(cells.sum())
         if total and float((ahead & cells).sum()) > ROOM_SHARE * total:
+            rooms.append(index)
+    return tuple(rooms)
+
+
+HEADING_SHARE = 0.8
+"""Share of the walked distance by which a room's path distance must have shrunk for the walk to head for it."""
+
+
+def heading_for(grid: Grid, track: Sequence[tuple[int, float, float]], room_fields: Sequence[Field]) -> tuple[int, ...]:
+    """Rooms the observed walk went straight towards: from the first to the last sighting, the path distance
+    to the room (on the premapped floor plan) shrank by at least `HEADING_SHARE` of the distance walked
+    between sightings. The human walks shortest paths, so its destination is always among them; so is every
+    room beyond it on the same way. Empty before the human has walked `MIN_MOVE_M`."""
+    if len(track) < 2:
+        return ()
+    walked = sum(math.hypot(b[1] - a[1], b[2] - a[2]) for a, b in itertools.pairwise(track))
+    if walked <= MIN_MOVE_M:
+        return ()
+    (_, x0, y0), (_, x1, y1) = track[0], track[-1]
+    xs, ys = np.array([x0, x1]), np.array([y0, y1])
+    rooms = []
+    for index, field in enumerate(room_fields):
+        before, after = sample(grid, field, xs, ys)
+        if np.isfinite(before) and np.isfinite(after) and before - after >= HEADING_SHARE * walked:
             rooms.append(index)
     return tuple(rooms)

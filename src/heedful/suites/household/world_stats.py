@@ -25,9 +25,10 @@ from heedful.sims.household.human import HUMAN_SPEED
 from heedful.sims.household.model import HouseSpec
 from heedful.sims.household.sim import MAX_STEPS, STEP_M
 from heedful.suites.household.carry import carry_sighting, carry_walk, seen_span
+from heedful.suites.household.executors import entry_field
 from heedful.suites.household.model import HouseholdEpisode
 from heedful.suites.household.runtime import human_path
-from heedful.suites.household.towards import walking_towards
+from heedful.suites.household.towards import heading_for, walking_towards
 
 PAPER_FIGURES: dict[str, str] = {
     "rooms per house": "5-9 rooms in the prompt examples (Listings 1-5: Rooms 0-4, 0-5, 0-7, 0-8)",
@@ -120,8 +121,9 @@ def human_statistics(episodes: Sequence[HouseholdEpisode]) -> dict[str, Any]:
 
 def carry_statistics(episodes: Sequence[HouseholdEpisode]) -> dict[str, Any]:
     """S_obj's carry walk: its length, how many steps of it the agent saw, and how often the rooms it then
-    seemed to walk towards hold the object's room (among the rooms the words fit, for ambiguous tasks)."""
-    lengths, seen, hits, narrowed = [], [], 0, []
+    seemed to walk towards hold the object's room (among the rooms the words fit, for ambiguous tasks), and the
+    same for the rooms it headed for on the map (`towards.heading_for`)."""
+    lengths, seen, hits, narrowed, headed, narrowed_heading = [], [], 0, [], 0, []
     s_obj = [ep for ep in episodes if ep.task_type == "s_obj"]
     for ep in s_obj:
         grid = grid_for(ep.house, ep.cell_m)
@@ -130,17 +132,23 @@ def carry_statistics(episodes: Sequence[HouseholdEpisode]) -> dict[str, Any]:
             continue
         sighting = carry_sighting(grid, walk, ep.agent_start)
         towards = walking_towards(grid, sighting, len(ep.house.rooms))
+        heading = heading_for(grid, sighting, [entry_field(grid, ep.house, room.index) for room in ep.house.rooms])
         target = next(r for r in ep.relocations if r.category == ep.target_category)
+        room = ep.house.receptacle(target.to_receptacle).room
         lengths.append(walk.length)
         seen.append(seen_span(sighting))
-        hits += ep.house.receptacle(target.to_receptacle).room in towards
+        hits += room in towards
+        headed += room in heading
         if ep.ambiguous:
             narrowed.append(len(set(ep.candidate_rooms) & set(towards)))
+            narrowed_heading.append(len(set(ep.candidate_rooms) & set(heading)))
     return {
         "walk_m": _summary(lengths),
         "seen_steps": _summary(seen),
         "object_room_walked_towards": round(hits / len(lengths), 3) if lengths else None,
         "ambiguous_fitting_rooms_walked_towards": _summary(narrowed),
+        "object_room_headed_for": round(headed / len(lengths), 3) if lengths else None,
+        "ambiguous_fitting_rooms_headed_for": _summary(narrowed_heading),
     }
 
 
@@ -218,6 +226,8 @@ def render_statistics(stats: dict[str, Any]) -> str:
             ("  steps of it seen", _line(carry["seen_steps"]), None),
             ("  object's room walked towards", str(carry["object_room_walked_towards"]), None),
             ("  ambiguous: fitting rooms left", _line(carry["ambiguous_fitting_rooms_walked_towards"]), None),
+            ("  object's room headed for", str(carry.get("object_room_headed_for")), None),
+            ("  ambiguous: fitting rooms left", _line(carry.get("ambiguous_fitting_rooms_headed_for", {})), None),
         ]
     width = max(len(name) for name, _, _ in rows)
     lines = [f"household world statistics ({stats['episodes']} episodes)"]
