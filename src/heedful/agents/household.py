@@ -209,9 +209,9 @@ class SituatedAgent(CommonsenseAgent):
 
     - S_hum, when the words leave several rooms or none (by its own reading of the map): it fetches the object
       like commonsense and looks for the human in the fitting rooms ordered by walking distance plus
-      `EVIDENCE_M` meters per evidence rank, the evidence being what it has seen of the human by then (the
-      room the human stopped in or the one room it walks towards among them, then `_motion_rank`: the rooms
-      the walk headed for on the map and walks towards, Appendix 0.C.3, ...), a room where it sees the
+      `EVIDENCE_M` meters per evidence rank, the evidence being what it has seen of the human by then (first
+      the room it stopped in, or the one fitting room it walks towards; then each room by `_motion_rank`,
+      from the walk headed for on the map and walking towards, Appendix 0.C.3), a room where it sees the
       human now before all of them. With `follow_budget` > 0
       it first follows the human (20-step chunks of Follow Human) until one of those rooms lies in the
       walking-towards set or the human stopped in one, until the follow tool ends the following, or for
@@ -306,8 +306,11 @@ class SituatedAgent(CommonsenseAgent):
 
     def _search_rooms(self, obs: HouseholdObservation, place: lang.Place, facts: Facts) -> list[int]:
         rooms = super()._search_rooms(obs, place, facts)
-        if len(rooms) <= 1:
-            return rooms
+        return rooms if len(rooms) <= 1 else self._by_carry_walk(obs, rooms)
+
+    @staticmethod
+    def _by_carry_walk(obs: HouseholdObservation, rooms: Sequence[int]) -> list[int]:
+        """`rooms` ordered by what the agent saw of the human who carried the object away."""
         human = obs.human
         # "I moved it with me": a human seen standing during the task is where the object is; before that,
         # the carry walk it was seen on points (walking towards, then the room it was last seen in)

@@ -47,6 +47,11 @@ def room_entry_field(env: TaskEnv, room: int) -> Field:
     return entry_field(env.grid, env.episode.house, room)
 
 
+def entry_fields(grid: Grid, house: HouseSpec) -> list[Field]:
+    """`entry_field` of every room, by room number (solved once per house, then cached on the grid)."""
+    return [entry_field(grid, house, room.index) for room in house.rooms]
+
+
 def entry_field(grid: Grid, house: HouseSpec, room: int) -> Field:
     """Path distance to `room`: to its cells `ENTRY_DEPTH` inside the walls (all its cells in a tiny room)."""
     spec = house.rooms[room]

@@ -19,7 +19,7 @@ import numpy as np
 
 from heedful.sims.household.fields import sample
 from heedful.sims.household.semantic_map import MappedObject
-from heedful.suites.household.executors import room_entry_field
+from heedful.suites.household.executors import entry_fields
 from heedful.suites.household.runtime import TaskEnv, ToolOutcome, premap, room_of
 from heedful.suites.household.tools import available_actions
 from heedful.suites.household.towards import heading_for, walking_towards
@@ -119,9 +119,8 @@ def human_view(env: TaskEnv) -> HumanView:
     house = env.episode.house
     first, last = track[0], track[-1]
     towards = walking_towards(env.grid, track, len(house.rooms))
-    # the path distances to every room on the premapped floor plan (cached per house: the agent's own map)
-    fields = [room_entry_field(env, room.index) for room in house.rooms]
-    heading = heading_for(env.grid, track, fields)
+    # path distances to every room on the premapped floor plan (the agent's own map; cached per house)
+    heading = heading_for(env.grid, track, entry_fields(env.grid, house))
     # a human seen in a doorway is in the nearest room, as the agent is (never "room -1")
     return HumanView(room_of(house, first[1], first[2]), room_of(house, last[1], last[2]), last[0], towards, heading)
 
@@ -130,8 +129,7 @@ def room_distances(env: TaskEnv) -> tuple[float, ...]:
     p = env.sim.pose
     x, y = np.array([p.x]), np.array([p.y])
     return tuple(
-        round(float(sample(env.grid, room_entry_field(env, room.index), x, y)[0]), 3)
-        for room in env.episode.house.rooms
+        round(float(sample(env.grid, field, x, y)[0]), 3) for field in entry_fields(env.grid, env.episode.house)
     )
 
 

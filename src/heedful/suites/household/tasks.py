@@ -131,9 +131,11 @@ def choose_phrase(
     if ambiguous:
         # "several" fitting rooms, as in the paper's houses (three toilets, three to five beds in Listings 2
         # and 4); two only now and then, where the room has no phrase that fits three or more
-        several = next(
-            (found for least in AMBIGUOUS_PREFERRED_FITS if (found := [o for o in options if len(o[1]) >= least])), []
-        )
+        several: list[tuple[lang.Place, tuple[int, ...]]] = []
+        for least in AMBIGUOUS_PREFERRED_FITS:  # four or more where the room allows, else three or more
+            several = [o for o in options if len(o[1]) >= least]
+            if several:
+                break
         if not several and rng.random() >= TWO_ROOM_SHARE:
             raise TaskRejectedError("two_fitting_rooms")
         options = several or options

@@ -25,7 +25,7 @@ from heedful.sims.household.human import HUMAN_SPEED
 from heedful.sims.household.model import HouseSpec
 from heedful.sims.household.sim import MAX_STEPS, STEP_M
 from heedful.suites.household.carry import carry_sighting, carry_walk, seen_span
-from heedful.suites.household.executors import entry_field
+from heedful.suites.household.executors import entry_fields
 from heedful.suites.household.model import HouseholdEpisode
 from heedful.suites.household.runtime import human_path
 from heedful.suites.household.towards import heading_for, walking_towards
@@ -132,7 +132,7 @@ def carry_statistics(episodes: Sequence[HouseholdEpisode]) -> dict[str, Any]:
             continue
         sighting = carry_sighting(grid, walk, ep.agent_start)
         towards = walking_towards(grid, sighting, len(ep.house.rooms))
-        heading = heading_for(grid, sighting, [entry_field(grid, ep.house, room.index) for room in ep.house.rooms])
+        heading = heading_for(grid, sighting, entry_fields(grid, ep.house))
         target = next(r for r in ep.relocations if r.category == ep.target_category)
         room = ep.house.receptacle(target.to_receptacle).room
         lengths.append(walk.length)
@@ -226,8 +226,8 @@ def render_statistics(stats: dict[str, Any]) -> str:
             ("  steps of it seen", _line(carry["seen_steps"]), None),
             ("  object's room walked towards", str(carry["object_room_walked_towards"]), None),
             ("  ambiguous: fitting rooms left", _line(carry["ambiguous_fitting_rooms_walked_towards"]), None),
-            ("  object's room headed for", str(carry.get("object_room_headed_for")), None),
-            ("  ambiguous: fitting rooms left", _line(carry.get("ambiguous_fitting_rooms_headed_for", {})), None),
+            ("  object's room headed for", str(carry["object_room_headed_for"]), None),
+            ("  ambiguous: fitting rooms headed for", _line(carry["ambiguous_fitting_rooms_headed_for"]), None),
         ]
     width = max(len(name) for name, _, _ in rows)
     lines = [f"household world statistics ({stats['episodes']} episodes)"]
