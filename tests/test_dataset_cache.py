@@ -89,3 +89,14 @@ def test_a_cache_entry_is_readable_by_others_as_the_umask_allows(cache: Path) ->
     os.umask(old)
     mode = stat.S_IMODE(where.stat().st_mode)
     assert mode == 0o777 & ~old  # not mkdtemp's private 0700
+
+
+def test_a_cached_load_keeps_each_line_as_its_episodes_serialization(cache: Path) -> None:
+    # a cached load skips re-serializing for the run's hash check: the kept lines must be the real dumps
+    import hashlib
+
+    suite = CountingSuite()
+    cached_dataset(suite, 0)
+    loaded, _ = cached_dataset(suite, 0)
+    fresh = "".join(e.model_dump_json() + "\n" for e in loaded).encode()
+    assert suite.dataset_hash(loaded) == "sha256:" + hashlib.sha256(fresh).hexdigest()

@@ -348,11 +348,13 @@ def demos(
     format: str = "hdf5",
     repo_id: str | None = None,
     video: bool = False,
+    workers: int = 1,
 ) -> dict[str, int]:
     """Write tabletop demonstrations (see `heedful demos --help`); resumable. `tasks` limits the training labels.
 
     `format` is "hdf5" (LIBERO / robomimic files) or "lerobot" (a LeRobot dataset rooted at `out`, written
-    through the lerobot library; `repo_id` names it, `video` stores the cameras as video).
+    through the lerobot library; `repo_id` names it, `video` stores the cameras as video, `workers` processes
+    record the demos while this one writes them).
     """
     from heedful.suites.tabletop.demos import DemoSettings, generate_demos
     from heedful.suites.tabletop.registry import training_task, training_tasks
@@ -361,8 +363,10 @@ def demos(
         raise ConfigError(f"--per-task must be at least 1 and --image-size at least 16, got {per_task}, {image_size}")
     if format not in ("hdf5", "lerobot"):
         raise ConfigError(f"unknown demonstration format {format!r}; choose 'hdf5' or 'lerobot'")
-    if format == "hdf5" and (repo_id is not None or video):
-        raise ConfigError("--repo-id and --video apply to --format lerobot only")
+    if format == "hdf5" and (repo_id is not None or video or workers != 1):
+        raise ConfigError("--repo-id, --video and --workers apply to --format lerobot only")
+    if workers < 1:
+        raise ConfigError(f"--workers must be at least 1, got {workers}")
     chosen = list(training_tasks())
     if tasks:
         for label in tasks:
@@ -373,5 +377,5 @@ def demos(
         from heedful.suites.tabletop.lerobot_demos import DEFAULT_REPO_ID, generate_lerobot_demos
 
         name = repo_id or DEFAULT_REPO_ID
-        return generate_lerobot_demos(Path(out), settings, chosen, progress, repo_id=name, video=video)
+        return generate_lerobot_demos(Path(out), settings, chosen, progress, repo_id=name, video=video, workers=workers)
     return generate_demos(Path(out), settings, chosen, progress)

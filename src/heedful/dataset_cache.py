@@ -25,6 +25,7 @@ from typing import Any
 from heedful.cache_home import cache_home
 from heedful.errors import ConfigError, DatasetError
 from heedful.staging import staged_directory
+from heedful.suites.episode_files import written_by_generate
 
 GENERATED = "generated:seed="
 """How a run's manifest names a default dataset (`RunSpec.dataset_source`)."""
@@ -62,7 +63,8 @@ def cached_dataset(
     where = None if root is None else root / cache_key(suite, seed, config)
     if where is not None and _present(where):
         try:
-            return list(suite.load_dataset(where, verify=True)), where
+            with written_by_generate():  # our own files, hash-checked: generation already checked each episode
+                return list(suite.load_dataset(where, verify=True)), where
         except (DatasetError, OSError) as exc:  # edited, truncated, or not readable by this user
             print(f"heedful: the cached dataset {where} is damaged ({exc}); regenerating it", file=sys.stderr)
     if announce:

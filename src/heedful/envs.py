@@ -11,14 +11,15 @@ Registering by string imports nothing: the simulator loads on the first `gym.mak
 
 from __future__ import annotations
 
-import importlib.abc
-import importlib.machinery
-import importlib.util
 import sys
 import warnings
 from collections.abc import Sequence
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:  # importlib.abc imports importlib.resources, tempfile, ...: a fifth of the CLI's start-up
+    import importlib.abc
+    import importlib.machinery
 
 TASK_ENTRY_POINT = "heedful.suites.tabletop.task_env:TabletopTaskEnv"
 TABLETOP_ID = "heedful/Tabletop-v0"
@@ -46,7 +47,7 @@ def register_all() -> None:
             gym.register(id=scene_id(s), entry_point=TASK_ENTRY_POINT, kwargs={"scene": s})
 
 
-class _RegisterAfterImport(importlib.abc.MetaPathFinder):
+class _RegisterAfterImport:
     """Finds nothing itself: hands out gymnasium's own spec with a loader that registers after executing it.
 
     It stays in `sys.meta_path` until gymnasium is really imported: `importlib.util.find_spec("gymnasium")`, an
@@ -65,12 +66,12 @@ class _RegisterAfterImport(importlib.abc.MetaPathFinder):
             spec: importlib.machinery.ModuleSpec | None = find(fullname, path, target) if find is not None else None
             if spec is not None:
                 if spec.loader is not None:
-                    spec.loader = _RegisteringLoader(spec.loader)
+                    spec.loader = cast("importlib.abc.Loader", _RegisteringLoader(spec.loader))
                 return spec
         return None
 
 
-class _RegisteringLoader(importlib.abc.Loader):
+class _RegisteringLoader:
     def __init__(self, inner: importlib.abc.Loader) -> None:
         self.inner = inner
 

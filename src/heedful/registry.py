@@ -5,7 +5,6 @@ from __future__ import annotations
 import difflib
 import importlib
 from collections.abc import Iterable
-from importlib.metadata import entry_points
 from typing import Generic, TypeVar
 
 from heedful.errors import UnknownNameError
@@ -40,6 +39,8 @@ class Registry(Generic[T]):
         if self._discovered:
             return
         self._discovered = True
+        from importlib.metadata import entry_points  # only when a name is looked up: costly to import
+
         for ep in entry_points(group=self.group):
             self._targets.setdefault(ep.name, ep.value)
 

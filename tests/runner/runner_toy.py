@@ -6,10 +6,12 @@ environment variables (inherited by workers) so that a run and its resume share 
 - HEEDFUL_TOY_DELAY: seconds the agent sleeps per episode;
 - HEEDFUL_TOY_DOWN: "interface" or "timeout": the agent fails on every third episode;
 - HEEDFUL_TOY_HANG_FROM: the agent hangs (60 s) on every episode from this number on;
+- HEEDFUL_TOY_HANGDIR: a hanging episode first touches a file named by its number here;
 - HEEDFUL_TOY_INTERRUPT_AT: raise KeyboardInterrupt on the episode with this number;
 - HEEDFUL_TOY_EXIT_AT: a worker process exits abruptly on the episode with this number;
 - HEEDFUL_TOY_BREAK_WORKERS: building the agent fails inside worker processes;
-- HEEDFUL_TOY_PIDDIR: each process that runs an episode touches a file named by its pid here.
+- HEEDFUL_TOY_PIDDIR: each process that runs an episode touches a file named by its pid here;
+- HEEDFUL_TOY_COMMIT_EVERY: the subprocess run commits every this many records (and never by time).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from heedful.errors import AgentInterfaceError, AgentTimeoutError
 from heedful.metrics.rows import MetricRow
 from heedful.records import Record, Status
 from heedful.runner import RunSpec, load_run, run
+from heedful.runner.commits import CommitPolicy
 from heedful.suites.base import RolloutContext, SuiteBase
 
 SUITE_NAME = "toy-runner"
@@ -44,6 +47,8 @@ FAULT_VARS = (
     "HEEDFUL_TOY_EXIT_AT",
     "HEEDFUL_TOY_BREAK_WORKERS",
     "HEEDFUL_TOY_PIDDIR",
+    "HEEDFUL_TOY_HANGDIR",
+    "HEEDFUL_TOY_COMMIT_EVERY",
 )
 
 
@@ -135,6 +140,9 @@ def _inject_faults(episode: ToyEpisode) -> None:
     time.sleep(float(os.environ.get("HEEDFUL_TOY_DELAY") or 0))
     hang_from = _env_int("HEEDFUL_TOY_HANG_FROM")
     if hang_from is not None and episode.number >= hang_from:
+        hangdir = os.environ.get("HEEDFUL_TOY_HANGDIR")
+        if hangdir:
+            (Path(hangdir) / str(episode.number)).touch()
         time.sleep(60)
     if episode.number == _env_int("HEEDFUL_TOY_INTERRUPT_AT"):
         raise KeyboardInterrupt
@@ -215,4 +223,6 @@ def main() -> None:
     spec = RunSpec.model_validate_json(spec_json)
     start_at = float(os.environ.get("HEEDFUL_TOY_START_AT") or 0)
     time.sleep(max(0.0, start_at - time.time()))  # a start barrier, so that two processes really race
-    run(spec, make_episodes(int(n)), Path(run_dir), workers=int(workers), progress=False)
+    every = _env_int("HEEDFUL_TOY_COMMIT_EVERY")
+    commit = None if every is None else CommitPolicy(records=every, seconds=3600.0)
+    run(spec, make_episodes(int(n)), Path(run_dir), workers=int(workers), progress=False, commit=commit)

@@ -111,6 +111,33 @@ def test_sigkill_halfway_then_resume_loses_and_duplicates_nothing(tmp_path: Path
 
 
 @posix_only
+@pytest.mark.parametrize(("hang_from", "committed"), [(40, 32), (48, 48)])
+def test_sigkill_at_a_commit_batch_boundary_loses_only_the_pending_batch(
+    tmp_path: Path, hang_from: int, committed: int
+) -> None:
+    # commits every 16 records; the agent hangs on episode `hang_from`: 40 leaves 8 finished records pending
+    # (lost by the kill, run again by the resume), 48 ends exactly on a commit (nothing pending)
+    episodes = make_episodes(200)
+    spec = toy_spec(episodes)
+    run_dir = tmp_path / "killed"
+    proc = _start(spec, run_dir, workers=1, n=200, HEEDFUL_TOY_COMMIT_EVERY="16", HEEDFUL_TOY_HANG_FROM=str(hang_from))
+    try:
+        _wait_for_records(proc, run_dir, at_least=committed)
+        time.sleep(0.5)  # the hanging episode produces nothing, so no later commit can come
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+    finally:
+        proc.kill()
+        proc.wait()
+    _, kept = load_run(run_dir)
+    assert [r.index for r in kept] == list(range(committed))  # whole batches only, in order
+
+    resumed = run(spec, episodes, run_dir, resume=True, progress=False)
+    assert resumed.newly_run == 200 - committed
+    _check_complete(run_dir, 200, reference(spec, episodes, tmp_path / "ref"))  # lost 0, duplicated 0
+
+
+@posix_only
 def test_sigkill_of_a_pool_run_stops_its_workers_and_resume_completes(tmp_path: Path) -> None:
     episodes = make_episodes(200)
     spec = toy_spec(episodes)
@@ -137,13 +164,19 @@ def test_sigkill_of_a_pool_run_stops_its_workers_and_resume_completes(tmp_path: 
 def test_ctrl_c_on_a_pool_run_marks_it_interrupted_and_stops_busy_workers_at_once(tmp_path: Path) -> None:
     episodes = make_episodes(200)
     spec = toy_spec(episodes)
-    run_dir, piddir = tmp_path / "run", tmp_path / "pids"
+    run_dir, piddir, hangdir = tmp_path / "run", tmp_path / "pids", tmp_path / "hanging"
     piddir.mkdir()
+    hangdir.mkdir()
     env = {"HEEDFUL_TOY_DELAY": "0.01", "HEEDFUL_TOY_HANG_FROM": "40", "HEEDFUL_TOY_PIDDIR": str(piddir)}
-    proc = _start(spec, run_dir, workers=2, n=200, **env)
+    proc = _start(spec, run_dir, workers=2, n=200, HEEDFUL_TOY_HANGDIR=str(hangdir), **env)
     try:
-        _wait_for_records(proc, run_dir, at_least=40)
-        time.sleep(0.2)  # both workers are now inside a chunk that hangs for a minute
+        # both workers inside a chunk that hangs for a minute: every earlier chunk is done, its 40 records
+        # possibly still pending in the main process (group commits), which must commit them on Ctrl-C
+        deadline = time.monotonic() + 60
+        while len(list(hangdir.iterdir())) < 2:
+            assert proc.poll() is None and time.monotonic() < deadline, "the workers did not reach episode 40"
+            time.sleep(0.02)
+        time.sleep(0.3)  # the last finished chunk's records reach the main process
         sent = time.monotonic()
         os.kill(proc.pid, signal.SIGINT)
         _, err = proc.communicate(timeout=20)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from heedful.cli.command_table import command_help
 from heedful.cli.parser import CliUsageError, Parser, key_values
 
 
@@ -12,7 +13,7 @@ def add_check(sub: Any, formatter: Any) -> None:
     p = sub.add_parser(
         "check",
         formatter_class=formatter,
-        help="check that a suite or an agent keeps heedful's contract",
+        help=command_help("check"),
         description=(
             "Run the conformance checks (like Gymnasium's check_env) on a small dataset of the suite: for a suite, "
             "its members, seeded generation, dataset round trips, option checks, repeatable rollouts and reports; "

@@ -1,6 +1,7 @@
 """The subcommands. Each handler only parses its arguments and calls the Python API.
 
-This module holds generate and run; the others live in one module per command group, listed in REGISTRARS.
+This module holds generate and run; the others live in one module per command group, listed with their
+one-line help in `command_table.COMMANDS`.
 """
 
 from __future__ import annotations
@@ -11,16 +12,12 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
-from heedful.cli.check_commands import add_check
+from heedful.cli.command_table import command_help
 from heedful.cli.common import LazyProgress, suite_arg
 from heedful.cli.llm_args import add_llm_args, llm_agent_args
 from heedful.cli.parser import CliUsageError, Parser, key_values
 from heedful.cli.remote_args import add_remote_args, remote_agent_args
-from heedful.cli.results_commands import add_compare, add_export, add_list, add_replay, add_report, add_schema
-from heedful.cli.serve import add_serve
-from heedful.cli.show_command import add_merge, add_show
 from heedful.cli.suite_flags import add_suite_flags, suite_options
-from heedful.cli.tabletop_commands import add_demos, add_entropy
 
 # --- generate
 
@@ -29,7 +26,7 @@ def add_generate(sub: Any, formatter: Any) -> None:
     p = sub.add_parser(
         "generate",
         formatter_class=formatter,
-        help="generate a benchmark dataset as files",
+        help=command_help("generate"),
         description=(
             "Generate a suite's frozen, seeded episodes into DIR/episodes.jsonl and DIR/dataset.json "
             "(counts and a content hash). The same seed always gives byte-identical files. decisions --images also "
@@ -163,7 +160,7 @@ def add_run(sub: Any, formatter: Any) -> None:
     p = sub.add_parser(
         "run",
         formatter_class=formatter,
-        help="evaluate an agent on a suite (resumable)",
+        help=command_help("run"),
         description=(
             "Roll every episode out with an agent and store one record per episode in the run directory as it "
             "finishes. A killed or interrupted run continues with --resume, losing and duplicating nothing. "
@@ -278,21 +275,3 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"run {out}: {counts}")
     print(f"report: heedful report {out}")
     return 0
-
-
-REGISTRARS = [
-    add_generate,
-    add_run,
-    add_report,
-    add_export,
-    add_compare,
-    add_schema,
-    add_list,
-    add_replay,
-    add_show,
-    add_merge,
-    add_entropy,
-    add_demos,
-    add_serve,
-    add_check,
-]

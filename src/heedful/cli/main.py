@@ -6,9 +6,9 @@ import argparse
 import sqlite3
 import sys
 from collections.abc import Sequence
+from typing import Any
 
-from heedful import __version__
-from heedful.cli import commands
+from heedful.cli.command_table import COMMANDS
 from heedful.cli.parser import CliUsageError, Parser
 from heedful.errors import HeedfulError
 
@@ -27,14 +27,36 @@ class _Formatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaults
     """Keeps the description's line breaks and shows defaults."""
 
 
-def build_parser() -> tuple[Parser, dict[str, Parser]]:
-    """The top-level parser and its subcommand parsers by name."""
+class _Version(argparse.Action):
+    """`--version`, reading the installed version only when asked (importlib.metadata costs start-up time)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="show heedful's version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        import heedful
+
+        print(f"heedful {heedful.__version__}")  # on stdout, as argparse's own version action
+        parser.exit()
+
+
+def build_parser(argv: Sequence[str] | None = None) -> tuple[Parser, dict[str, Parser]]:
+    """The top-level parser and its subcommand parsers by name.
+
+    Only the command `argv` names (its first word) gets its full parser; the others are listed with their help
+    only, which is all `heedful --help` shows. Without `argv`, every command's full parser is built.
+    """
+    given = None if argv is None else list(argv)
+    chosen = None if given is None else (given[0] if given and not given[0].startswith("-") else "")
     parser = Parser(prog="heedful", description=DESCRIPTION, formatter_class=_Formatter)
-    parser.add_argument("--version", action="version", version=f"heedful {__version__}")
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
-    for register in commands.REGISTRARS:
-        register(sub, _Formatter)
+    for command in COMMANDS:
+        if chosen is None or command.name == chosen:
+            command.add_full_parser(sub, _Formatter)
+        else:
+            sub.add_parser(command.name, help=command.help)
     return parser, dict(sub.choices)
 
 
@@ -51,8 +73,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"heedful run: error: name the suite first: heedful run SUITE --agent NAME ... "
                 f"(suites: {', '.join(SUITES.names())})"
             )
-        parser, subcommands = build_parser()
-        args, extras = parser.parse_known_args(argv)
+        parser, subcommands = build_parser(given)
+        args, extras = parser.parse_known_args(given)
         if extras:  # let the subcommand's parser name the option, so its own options can be suggested
             usage = getattr(args, "usage_parser", subcommands[args.command])  # `run SUITE` has its own parser
             usage.error(f"unrecognized arguments: {' '.join(extras)}")

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from heedful.cli.command_table import command_help
 from heedful.cli.common import suite_arg
 from heedful.cli.parser import key_values
 from heedful.errors import ConfigError
@@ -18,7 +19,7 @@ def add_report(sub: Any, formatter: Any) -> None:
     p = sub.add_parser(
         "report",
         formatter_class=formatter,
-        help="metrics of a run with confidence intervals",
+        help=command_help("report"),
         description=(
             "Compute the suite's metrics from a run directory: point estimates, 95% cluster-bootstrap intervals, "
             "Wilson intervals and raw counts, overall and per group (`heedful list SUITE` says what each metric means)."
@@ -76,7 +77,7 @@ def add_export(sub: Any, formatter: Any) -> None:
     p = sub.add_parser(
         "export",
         formatter_class=formatter,
-        help="write a run or a dataset as JSONL or Parquet",
+        help=command_help("export"),
         description=(
             "One row per episode. For a run: episode_id, family_id, anchor_id, role, category, split, "
             "decision_type, gold, prediction, status, correct and more. Nested values are JSON text in Parquet."
@@ -100,7 +101,7 @@ def add_compare(sub: Any, formatter: Any) -> None:
     p = sub.add_parser(
         "compare",
         formatter_class=formatter,
-        help="paired comparison of two runs on the same dataset",
+        help=command_help("compare"),
         description=(
             "Match the two runs' episodes, then give each metric's difference (A - B) with a paired bootstrap "
             "interval (decisions: over families; household: over episodes; tabletop: over tasks), and an exact "
@@ -137,7 +138,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def add_schema(sub: Any, formatter: Any) -> None:
-    p = sub.add_parser("schema", formatter_class=formatter, help="print the JSON Schema of a suite's episode lines")
+    p = sub.add_parser("schema", formatter_class=formatter, help=command_help("schema"))
     suite_arg(p)
     p.set_defaults(handler=cmd_schema)
 
@@ -153,7 +154,7 @@ def add_list(sub: Any, formatter: Any) -> None:
     p = sub.add_parser(
         "list",
         formatter_class=formatter,
-        help="list suites and agents, or a suite's tasks",
+        help=command_help("list"),
         description=(
             "List the suites and their agents; with SUITE, each agent of that suite and what it does, the suite's "
             "run options and its splits. `heedful list tasks SUITE` lists the suite's tasks (its dataset lines: "
@@ -258,7 +259,7 @@ def add_replay(sub: Any, formatter: Any) -> None:
     p = sub.add_parser(
         "replay",
         formatter_class=formatter,
-        help="animate one episode of a household run (GIF or MP4)",
+        help=command_help("replay"),
         description=(
             "Re-execute the tool calls an agent made in one episode of a household run (the simulator is "
             "deterministic) and draw every step top-down: the agent with its field of view, the human, the "

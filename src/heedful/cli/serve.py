@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from heedful.cli.command_table import command_help
 from heedful.cli.parser import key_values
 
 DESCRIPTION = """\
@@ -27,7 +28,7 @@ def add_serve(sub: Any, formatter: Any) -> None:
     p = sub.add_parser(
         "serve",
         formatter_class=formatter,
-        help="serve a tabletop agent over openpi's websocket policy protocol",
+        help=command_help("serve"),
         description=DESCRIPTION,
     )
     p.add_argument("--agent", required=True, help="tabletop planner agent to serve: oracle or blind")

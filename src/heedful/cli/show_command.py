@@ -6,12 +6,14 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from heedful.cli.command_table import command_help
+
 
 def add_show(sub: Any, formatter: Any) -> None:
     p = sub.add_parser(
         "show",
         formatter_class=formatter,
-        help="print one episode of a run: input, gold, prediction, raw text, scores",
+        help=command_help("show"),
         description=(
             "Print one episode of a run: the instruction the agent was given, what it observed (the state and "
             "candidates, the layout, the house) or the image path, the exact prompt of a language agent, the gold, "
@@ -42,7 +44,7 @@ def add_merge(sub: Any, formatter: Any) -> None:
     p = sub.add_parser(
         "merge",
         formatter_class=formatter,
-        help="join the shard runs of one run (--shard I/N) into one run directory",
+        help=command_help("merge"),
         description=(
             "Join the N run directories that `heedful run ... --shard I/N` wrote (I = 1..N, the same command "
             "otherwise) into one run: all records, the prompts they reference and one manifest. The result "

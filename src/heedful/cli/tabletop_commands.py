@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from heedful.cli.command_table import command_help
 from heedful.cli.common import LazyProgress
 
 # --- entropy, demos (tabletop)
@@ -15,7 +16,7 @@ def add_entropy(sub: Any, formatter: Any) -> None:
     p = sub.add_parser(
         "entropy",
         formatter_class=formatter,
-        help="scene entropy H(T | S) of a task set",
+        help=command_help("entropy"),
         description=(
             "Group task labels by their task-independent initial scene and report H(T | S) = sum_g p_g log2 n_g "
             "in bits: of the tabletop training set (default), of your own task set (--tasks, JSON lines with "
@@ -49,7 +50,7 @@ def add_demos(sub: Any, formatter: Any) -> None:
     p = sub.add_parser(
         "demos",
         formatter_class=formatter,
-        help="write expert demonstrations as HDF5 (LIBERO / robomimic layout) or a LeRobot dataset",
+        help=command_help("demos"),
         description=(
             "Run the scripted expert on every training task (50 demos each by default: 3,750), each in a fresh "
             "1-2 cm perturbation of its scene with a sampled paraphrase, into DIR/<task>_demo.hdf5. Resumable: "
@@ -84,6 +85,12 @@ def add_demos(sub: Any, formatter: Any) -> None:
     p.add_argument(
         "--video", action="store_true", help="with --format lerobot: store the cameras as video instead of PNG frames"
     )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="with --format lerobot: processes recording demos while this one writes them (same dataset for any N)",
+    )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.set_defaults(handler=cmd_demos)
 
@@ -104,6 +111,7 @@ def cmd_demos(args: argparse.Namespace) -> int:
             format=args.format,
             repo_id=getattr(args, "repo_id", None),
             video=args.video,
+            workers=args.workers,
         )
     finally:
         progress.close()

@@ -18,6 +18,7 @@ from heedful.capabilities import capabilities
 from heedful.errors import BudgetExceededError, ConfigError, DatasetError, RunError
 from heedful.records import Status
 from heedful.runner.backends import Work, execute
+from heedful.runner.commits import BatchedWriter, CommitPolicy
 from heedful.runner.lock import LOCK_NAME, RunLock
 from heedful.runner.manifest import (
     MANIFEST_NAME,
@@ -37,6 +38,16 @@ from heedful.suites.base import Suite
 from heedful.suites.registry import get_suite
 
 SCORED = frozenset(s for s in Status if s.scored)
+
+
+@dataclass(frozen=True)
+class _Session:
+    """How one call of `run()` executes: worker processes, progress bar, which failures it retries, commits."""
+
+    workers: int
+    progress: bool
+    retry_failed: bool
+    commit: CommitPolicy
 
 
 @dataclass(frozen=True)
@@ -68,12 +79,14 @@ def run(
     progress: bool = True,
     retry_failed: bool = True,
     train: Sequence[Any] | None = None,
+    commit: CommitPolicy | None = None,
 ) -> RunResult:
     """Run `spec.agent` on `episodes` (or the `spec.limit` of them that `spec.order` selects, see
     `heedful.sampling`) and store every record in `run_dir`.
 
-    Records are committed one by one, so an interrupted or killed run keeps its finished episodes and
-    `resume=True` continues it: episodes with a scored record are skipped, and those that failed
+    Records are committed in small batches (`commit`, see `heedful.runner.commits`), and every exit commits
+    what is pending, so an interrupted run keeps every finished episode and a killed one all but its last
+    uncommitted batch; `resume=True` continues it: episodes with a scored record are skipped, and those that failed
     (interface error, timeout, crash) are run again when `retry_failed`. A resume must request the same
     spec, except that `limit` may grow.
 
@@ -87,6 +100,8 @@ def run(
         retry_failed: On resume, run again the episodes whose record is not scored.
         train: The dataset Fittable agents fit on (through `suite.training_episodes`); defaults to
             `episodes`. Pass the full dataset when `episodes` is one split of it.
+        commit: When records are committed (default: every 64 records or 0.5 s; `commits.EACH_RECORD` for
+            one transaction per record).
 
     Returns:
         The run's directory, final manifest, counts per status, and the number of episodes run now.
@@ -125,7 +140,8 @@ def run(
             planned = len(selected_positions(spec, suite, episodes))
             manifest = manifest.model_copy(update={"planned": planned, "available": len(episodes)})
             write_manifest(run_dir, manifest)  # a killed run still says how much it set out to do
-            return _run_session(spec, suite, agent, episodes, train, run_dir, manifest, workers, progress, retry_failed)
+            session = _Session(workers, progress, retry_failed, commit or CommitPolicy())
+            return _run_session(spec, suite, agent, episodes, train, run_dir, manifest, session)
     finally:
         close = capabilities(agent).close
         if close is not None:
@@ -140,19 +156,18 @@ def _run_session(
     train: Sequence[Any] | None,
     run_dir: Path,
     manifest: RunManifest,
-    workers: int,
-    progress: bool,
-    retry_failed: bool,
+    session: _Session,
 ) -> RunResult:
     started = time.monotonic()
     with RunStore(run_dir) as store:
         store.check_producer(manifest.run_identity)  # a resume never extends a run that mixes two
         try:
-            todo = _todo(spec, suite, episodes, store, retry_failed)
+            todo = _todo(spec, suite, episodes, store, session.retry_failed)
             _charge_previous_usage(agent, store)
             fit_on = _training(suite, agent, episodes if train is None else train)
             work = Work(spec, suite, agent, fit_on, todo)
-            newly_run = _execute(work, workers, store, progress, manifest.run_identity)
+            writer = BatchedWriter(store, manifest.run_identity, session.commit)
+            newly_run = _execute(work, session.workers, writer, session.progress)
         except BudgetExceededError as exc:
             _finish_after_error(exc, run_dir, manifest, store, "stopped", started, reason=str(exc))
             raise
@@ -368,16 +383,15 @@ def _progress_bar(total: int, enabled: bool, desc: str) -> _Bar:
     return bar
 
 
-def _execute(work: Work, workers: int, store: RunStore, progress: bool, producer: str | None) -> int:
-    """Run the work, committing each batch of records (marked with the run's identity) as it arrives; return how
-    many were run."""
+def _execute(work: Work, workers: int, writer: BatchedWriter, progress: bool) -> int:
+    """Run the work, committing its records (marked with the run's identity) in batches, the pending ones on every
+    exit; return how many were run."""
     bar = _progress_bar(len(work.todo), progress, work.spec.suite)
     batches = execute(work, workers)
-    newly_run = failed = 0
+    failed = 0
     try:
         for batch in batches:
-            store.put_many(batch, producer)
-            newly_run += len(batch)
+            writer.add(batch)
             failed += sum(not record.status.scored for record in batch)
             if failed:
                 bar.set_postfix_str(f"not scored={failed}")
@@ -385,7 +399,8 @@ def _execute(work: Work, workers: int, store: RunStore, progress: bool, producer
     finally:
         batches.close()
         bar.close()
-    return newly_run
+        writer.flush()  # Ctrl-C, a budget stop or a failed worker keeps every finished record
+    return writer.committed
 
 
 def _finish(

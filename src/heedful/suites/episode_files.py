@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+import weakref
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -24,8 +27,47 @@ E = TypeVar("E", bound=BaseModel)
 _TYPE_TAGS = {"str", "int", "float", "bool", "list", "dict"}
 
 
+_LINES: dict[int, tuple[weakref.ref[BaseModel], str]] = {}
+"""The JSON line of each live frozen episode, by id: a run hashes the dataset it was given again (to check its
+spec), which cost a third of a cheap suite's harness time. An entry dies with its episode."""
+
+
+_WRITTEN_BY_GENERATE: ContextVar[bool] = ContextVar("heedful_written_by_generate", default=False)
+
+
+@contextmanager
+def written_by_generate() -> Iterator[None]:
+    """Within it, a dataset whose bytes match the content hash beside them is taken as `generate` wrote it:
+    its episodes are validated (pydantic) but the suite's per-episode consistency check, which generation
+    already ran (re-solving every decisions gold: half of a cached load), is skipped, and each line is kept
+    as its episode's serialization. For heedful's own dataset cache only (its key names the suite version)."""
+    token = _WRITTEN_BY_GENERATE.set(True)
+    try:
+        yield
+    finally:
+        _WRITTEN_BY_GENERATE.reset(token)
+
+
+def _remember_line(episode: BaseModel, line: str) -> None:
+    key = id(episode)
+    _LINES[key] = (weakref.ref(episode, lambda _, key=key: _LINES.pop(key, None)), line)  # type: ignore[misc]
+
+
+def episode_line(episode: BaseModel) -> str:
+    """`episode.model_dump_json()`, computed once per frozen episode (frozen models cannot change after
+    construction; changing one of their lists or dicts in place is not supported, as for any dataset)."""
+    key = id(episode)
+    hit = _LINES.get(key)
+    if hit is not None and hit[0]() is episode:
+        return hit[1]
+    line = episode.model_dump_json()
+    if episode.model_config.get("frozen"):
+        _remember_line(episode, line)
+    return line
+
+
 def episodes_bytes(episodes: Sequence[BaseModel]) -> bytes:
-    return "".join(ep.model_dump_json() + "\n" for ep in episodes).encode("utf-8")
+    return "".join(episode_line(ep) + "\n" for ep in episodes).encode("utf-8")
 
 
 def content_hash(episodes: Sequence[BaseModel]) -> str:
@@ -50,17 +92,18 @@ def write_dataset(
     return summary
 
 
-def verify_content_hash(file: Path, data: bytes) -> None:
-    """Refuse episodes whose bytes differ from what the `dataset.json` beside them records (if it does)."""
+def verify_content_hash(file: Path, data: bytes) -> bool:
+    """Refuse episodes whose bytes differ from what the `dataset.json` beside them records (if it does); True
+    when a recorded hash was there and matched."""
     summary = file.parent / SUMMARY_FILE
     if file.name != EPISODES_FILE or not summary.is_file():
-        return  # an episodes file of your own carries no recorded hash
+        return False  # an episodes file of your own carries no recorded hash
     try:
         recorded = json.loads(summary.read_text(encoding="utf-8")).get("content_hash")
     except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
         raise DatasetError(f"{summary} is not a valid dataset summary (a JSON object)") from None
     if recorded is None:
-        return
+        return False
     found = "sha256:" + hashlib.sha256(data).hexdigest()
     if found != recorded:
         raise DatasetError(
@@ -68,6 +111,7 @@ def verify_content_hash(file: Path, data: bytes) -> None:
             f"{found[:19]}...): it was edited or damaged after `heedful generate`; generate it again, or pass "
             "--no-verify to load a deliberate edit (every episode is still validated)"
         )
+    return True
 
 
 def first_error(exc: ValidationError) -> str:
@@ -105,8 +149,7 @@ def read_episodes(
         data = file.read_bytes()
     except OSError as err:
         raise DatasetError(f"cannot read {file}: {err.strerror}") from None
-    if verify:
-        verify_content_hash(file, data)
+    generated = verify and verify_content_hash(file, data) and _WRITTEN_BY_GENERATE.get()
     episodes: list[E] = []
     seen: set[str] = set()
     for lineno, raw_line in enumerate(data.split(b"\n"), start=1):
@@ -118,18 +161,13 @@ def read_episodes(
             ) from None
         if not line.strip():
             continue
-        try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DatasetError(f"{file}:{lineno}: not valid JSON ({exc.msg} at column {exc.colno})") from None
-        try:
-            episode = model.model_validate(raw)
-        except ValidationError as exc:
-            hint = f"; see the schema with `heedful schema {suite}`"
-            raise DatasetError(f"{file}:{lineno}: {first_error(exc)}{hint}") from None
-        problem = check(episode)
-        if problem:
-            raise DatasetError(f"{file}:{lineno}: {problem}")
+        episode = _parse_line(file, lineno, line, model, suite)
+        if generated and episode.model_config.get("frozen"):
+            _remember_line(episode, line)
+        else:
+            problem = check(episode)
+            if problem:
+                raise DatasetError(f"{file}:{lineno}: {problem}")
         episode_id = str(getattr(episode, "episode_id", lineno))
         if episode_id in seen:
             raise DatasetError(f"{file}:{lineno}: episode id {episode_id!r} appears twice")
@@ -138,3 +176,19 @@ def read_episodes(
     if not episodes:
         raise DatasetError(f"{file} holds no episodes")
     return episodes
+
+
+def _parse_line(file: Path, lineno: int, line: str, model: type[E], suite: str) -> E:
+    try:
+        return model.model_validate_json(line)  # the fast path; a bad line is parsed again below to name its problem
+    except ValidationError:
+        pass
+    try:
+        raw = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise DatasetError(f"{file}:{lineno}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        hint = f"; see the schema with `heedful schema {suite}`"
+        raise DatasetError(f"{file}:{lineno}: {first_error(exc)}{hint}") from None

@@ -208,3 +208,31 @@ def test_lerobot_imports_after_cpu_rendering_without_crashing() -> None:
     done = subprocess.run([sys.executable, "-c", RENDER_THEN_IMPORT], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().endswith("LeRobotDataset")
+
+
+@needs_lerobot
+@pytest.mark.slow
+@pytest.mark.render
+def test_two_recording_workers_export_the_same_dataset(tmp_path: Path) -> None:
+    settings, tasks = DemoSettings(per_task=2, cameras=True, image_size=SIZE), [TASKS[label] for label in LABELS]
+    for workers in (1, 2):
+        generate_lerobot_demos(tmp_path / f"w{workers}", settings, tasks, repo_id=REPO, workers=workers)
+    one, two = tmp_path / "w1", tmp_path / "w2"
+    files = sorted(p.relative_to(one) for p in one.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(two) for p in two.rglob("*") if p.is_file())
+    frames = [p for p in files if p.suffix == ".parquet" and p.parts[0] == "data"]  # PNG frames embedded
+    assert frames
+    different = [str(p) for p in files if p not in frames and (one / p).read_bytes() != (two / p).read_bytes()]
+    assert different == []
+    for path in frames:  # the same table; only the `datasets` library's random cache fingerprint differs
+        a, b = _table(one / path), _table(two / path)
+        assert a.equals(b, check_metadata=True) and a.num_rows == _load(one).num_frames
+
+
+def _table(path: Path) -> Any:
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path)
+    info = json.loads(table.schema.metadata[b"huggingface"])
+    assert set(info) == {"info", "fingerprint"}
+    return table.replace_schema_metadata({b"info": json.dumps(info["info"], sort_keys=True).encode()})

@@ -34,7 +34,8 @@ import numpy as np
 from heedful.errors import ConfigError, DatasetError, MissingDependencyError
 from heedful.sims.tabletop.config import SimConfig
 from heedful.suites.tabletop.demo_file import Demo
-from heedful.suites.tabletop.demos import DemoSettings, record_demo, require_same_settings
+from heedful.suites.tabletop.demo_pool import recorded_demos
+from heedful.suites.tabletop.demos import DemoSettings, require_same_settings
 from heedful.suites.tabletop.model import TrainingTask
 
 LEROBOT_FORMAT = "heedful-tabletop-lerobot/1"
@@ -200,10 +201,13 @@ def generate_lerobot_demos(
     *,
     repo_id: str = DEFAULT_REPO_ID,
     video: bool = False,
+    workers: int = 1,
 ) -> dict[str, int]:
     """Write `settings.per_task` demos of every task as a LeRobot dataset rooted at `out`; resumable.
 
-    The same demos as the HDF5 export (same seeds, perturbations and paraphrases). A run stopped by an
+    The same demos as the HDF5 export (same seeds, perturbations and paraphrases), whatever `workers`: with
+    more than one, that many processes record demos ahead while this one writes them in order
+    (`demo_pool`). A run stopped by an
     error or Ctrl-C finalizes what it saved, and the same call continues it.
 
     Returns:
@@ -221,9 +225,7 @@ def generate_lerobot_demos(
         if progress is not None and start:
             progress(start, total)
         with _quiet_datasets(), log.open("a", encoding="utf-8") as lines:
-            for n in range(start, total):
-                task, index = tasks[n // settings.per_task], n % settings.per_task
-                demo, dropped = record_demo(task, settings, index)
+            for n, task, index, demo, dropped in recorded_demos(tasks, settings, start, workers):
                 add_episode(dataset, demo)
                 entry = {"episode_index": n, "task": task.label, "demo": index, "instruction": demo.instruction}
                 lines.write(json.dumps({**entry, "seed": demo.seed, "layout": json.loads(demo.layout_json)}) + "\n")
