@@ -71,7 +71,13 @@ def episodes_bytes(episodes: Sequence[BaseModel]) -> bytes:
 
 
 def content_hash(episodes: Sequence[BaseModel]) -> str:
-    return "sha256:" + hashlib.sha256(episodes_bytes(episodes)).hexdigest()
+    """sha256 of `episodes_bytes(episodes)`, hashed line by line: a large dataset is never held twice as one
+    string and its bytes (at ten times the decisions default that was 120 MB more peak memory)."""
+    digest = hashlib.sha256()
+    for ep in episodes:
+        digest.update(episode_line(ep).encode("utf-8"))
+        digest.update(b"\n")
+    return "sha256:" + digest.hexdigest()
 
 
 def write_dataset(
