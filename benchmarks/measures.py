@@ -68,9 +68,8 @@ def timed(fn: Callable[[], Any]) -> float:
 # --- runner vs a bare rollout loop -------------------------------------------------------------------
 
 
-def _runner_vs_bare(
-    suite_name: str, episodes: Sequence[Any], agent: str, options: dict[str, Any], rounds: int
-) -> tuple[float, float]:
+def _runner_vs_bare(suite_name: str, episodes: Sequence[Any], options: dict[str, Any], rounds: int, target: str) -> Row:
+    """The oracle through `heedful.runner.run` against the same rollouts in a bare `suite.rollout` loop."""
     from heedful.agents.registry import make_agent
     from heedful.runner import RunSpec, run
     from heedful.seeding import derive_seed
@@ -84,7 +83,7 @@ def _runner_vs_bare(
         suite_version=suite.version,
         dataset_hash=suite.dataset_hash(episodes),
         dataset_source="benchmark",
-        agent=agent,
+        agent="oracle",
         seed=0,
         options=options,
     )
@@ -94,31 +93,28 @@ def _runner_vs_bare(
             return timed(lambda: run(spec, episodes, Path(tmp) / "run", progress=False))
 
     def bare_loop() -> float:
-        bare_agent = make_agent(agent, suite=suite_name)
+        bare_agent = make_agent("oracle", suite=suite_name)
         start = time.perf_counter()
         for index, episode in enumerate(episodes):
             context = RolloutContext(seed=derive_seed(0, episode.episode_id), index=index, options=dict(options))
             suite.rollout(episode, bare_agent, context)
         return time.perf_counter() - start
 
-    return best_of_alternating(rounds, through_runner, bare_loop)
+    runner, bare = best_of_alternating(rounds, through_runner, bare_loop)
+    return Row(
+        f"{suite_name} oracle: runner / bare loop",
+        f"{runner:.3f} s for {len(episodes)} episodes",
+        f"{bare:.3f} s bare `suite.rollout` loop",
+        runner / bare,
+        target,
+    )
 
 
 def decisions_runner(sizes: Sizes) -> list[Row]:
     from heedful.suites.decisions.suite import DecisionsSuite
 
     config = sizes.pick({"atomic_families": 100, "multi_families": 4, "visual_families": 0}, None)
-    episodes = DecisionsSuite().generate(0, config)
-    runner, bare = _runner_vs_bare("decisions", episodes, "oracle", {}, sizes.rounds)
-    return [
-        Row(
-            "decisions oracle: runner / bare loop",
-            f"{runner:.3f} s for {len(episodes)} episodes",
-            f"{bare:.3f} s bare `suite.rollout` loop",
-            runner / bare,
-            "<= 1.2",
-        )
-    ]
+    return [_runner_vs_bare("decisions", DecisionsSuite().generate(0, config), {}, sizes.rounds, "<= 1.2")]
 
 
 def household_runner(sizes: Sizes) -> list[Row]:
@@ -130,16 +126,7 @@ def household_runner(sizes: Sizes) -> list[Row]:
         episodes = suite.generate(0, {"houses": 2, "seen_houses": 1, "per_split_type": 1})
     else:
         episodes = cached_dataset(suite, 0)[0][::10]
-    runner, bare = _runner_vs_bare("household", episodes, "oracle", {}, sizes.rounds)
-    return [
-        Row(
-            "household oracle: runner / bare loop",
-            f"{runner:.2f} s for {len(episodes)} episodes",
-            f"{bare:.2f} s bare `suite.rollout` loop",
-            runner / bare,
-            "<= 1.1",
-        )
-    ]
+    return [_runner_vs_bare("household", episodes, {}, sizes.rounds, "<= 1.1")]
 
 
 def tabletop_runner(sizes: Sizes) -> list[Row]:
@@ -147,17 +134,8 @@ def tabletop_runner(sizes: Sizes) -> list[Row]:
     from heedful.suites.tabletop.suite import TabletopSuite
 
     tasks = cached_dataset(TabletopSuite(), 0)[0]
-    episodes = tasks[:: len(tasks) // sizes.pick(3, 20)]
-    runner, bare = _runner_vs_bare("tabletop", episodes, "oracle", {"trials": 1}, max(1, sizes.rounds - 1))
-    return [
-        Row(
-            "tabletop oracle: runner / bare loop",
-            f"{runner:.2f} s for {len(episodes)} trials",
-            f"{bare:.2f} s bare `suite.rollout` loop",
-            runner / bare,
-            "<= 1.1",
-        )
-    ]
+    chosen = tasks[:: len(tasks) // sizes.pick(3, 20)]
+    return [_runner_vs_bare("tabletop", chosen, {"trials": 1}, max(1, sizes.rounds - 1), "<= 1.1")]
 
 
 # --- command-line start-up ---------------------------------------------------------------------------
