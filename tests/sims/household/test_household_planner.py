@@ -10,7 +10,7 @@ from household_world import grid_of, row_house, sim_in
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from heedful.sims.household.fields import disk, distance_field, sample
+from heedful.sims.household.fields import disk, distance_field, sample, sample_point
 from heedful.sims.household.grid import ROBOT_RADIUS, grid_for
 from heedful.sims.household.house import generate_house, reachable_floor
 from heedful.sims.household.human import standing
@@ -92,3 +92,14 @@ def test_planner_paths_never_cross_a_wall(start: int, goal: int, heading: int) -
     for a, b in itertools.pairwise(trail):
         assert not _crosses_wall(sim, a, b)
         assert GRID.clearance[GRID.index(*b)] >= ROBOT_RADIUS
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(x=st.floats(-1.0, 10.0), y=st.floats(-1.0, 6.0))
+def test_sampling_one_point_equals_the_vector_sample_to_the_last_bit(x: float, y: float) -> None:
+    # sample_point is the navigation loop's fast path: any difference would change generated datasets
+    grid = grid_of(row_house())
+    field = distance_field(grid, disk(grid, 7.5, 2.5, 0.15))
+    vector = float(sample(grid, field, np.array([x]), np.array([y]))[0])
+    point = sample_point(grid, field, x, y)
+    assert point == vector or (math.isinf(point) and math.isinf(vector))

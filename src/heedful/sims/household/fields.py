@@ -10,6 +10,7 @@ per process.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Hashable
 
 import numpy as np
@@ -88,6 +89,27 @@ def sample(grid: Grid, field: Field, xs: FloatArray, ys: FloatArray) -> FloatArr
     return np.where(finite & inside, bilinear, nearest).astype(np.float64)
 
 
+def sample_point(grid: Grid, field: Field, x: float, y: float) -> float:
+    """`sample` at one point, in plain floats: the same arithmetic in the same order, so the same value to
+    the last bit, without the dozen numpy calls (the navigation loop asks this several times a step)."""
+    rows, cols = grid.shape
+    cell = grid.cell
+    fx = x / cell - 0.5
+    fy = y / cell - 0.5
+    c0 = min(max(math.floor(fx), 0), cols - 2)
+    r0 = min(max(math.floor(fy), 0), rows - 2)
+    r, c = math.floor(y / cell), math.floor(x / cell)
+    if not (0 <= r < rows and 0 <= c < cols):
+        return math.inf
+    v00, v01 = float(field[r0, c0]), float(field[r0, c0 + 1])
+    v10, v11 = float(field[r0 + 1, c0]), float(field[r0 + 1, c0 + 1])
+    if not (math.isfinite(v00) and math.isfinite(v01) and math.isfinite(v10) and math.isfinite(v11)):
+        return float(field[r, c])
+    tx = min(max(fx - c0, 0.0), 1.0)
+    ty = min(max(fy - r0, 0.0), 1.0)
+    return (1 - ty) * ((1 - tx) * v00 + tx * v01) + ty * ((1 - tx) * v10 + tx * v11)
+
+
 _NEIGHBOURS = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
 
 
@@ -115,7 +137,7 @@ def segment_free(grid: Grid, free: BoolArray, x0: float, y0: float, xs: FloatArr
     """For each end point, whether the straight segment from (x0, y0) stays inside `free`."""
     lengths = np.hypot(xs - x0, ys - y0)
     n = max(2, int(np.ceil(float(lengths.max(initial=0.0)) / (grid.cell / 2))) + 1)
-    t = np.linspace(0.0, 1.0, n)
+    t = grid.segment_steps(n)
     px = x0 + t[None, :] * (xs - x0)[:, None]
     py = y0 + t[None, :] * (ys - y0)[:, None]
     rr, cc, inside = grid.indices(px, py)

@@ -52,9 +52,21 @@ class Grid:
     clearance: FloatArray
     fields: OrderedDict[Any, NDArray[np.float32]] = field(default_factory=OrderedDict, repr=False)
 
-    @property
+    @cached_property
     def shape(self) -> tuple[int, int]:
         return (int(self.wall.shape[0]), int(self.wall.shape[1]))
+
+    def segment_steps(self, n: int) -> FloatArray:
+        """`np.linspace(0, 1, n)`, made once per n (segment tests sample every half cell; hot path)."""
+        found = self._steps.get(n)
+        if found is None:
+            found = self._steps[n] = np.linspace(0.0, 1.0, n)
+            found.flags.writeable = False
+        return found
+
+    @cached_property
+    def _steps(self) -> dict[int, FloatArray]:
+        return {}
 
     @cached_property
     def move_free(self) -> BoolArray:

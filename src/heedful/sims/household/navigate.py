@@ -15,7 +15,7 @@ from typing import Literal
 
 import numpy as np
 
-from heedful.sims.household.fields import Field, sample, segment_free, shortest_polyline
+from heedful.sims.household.fields import Field, sample, sample_point, segment_free, shortest_polyline
 from heedful.sims.household.sim import STEP_M, HouseSim
 from heedful.sims.household.vision import HEADINGS
 
@@ -40,7 +40,7 @@ def at_goal(sim: HouseSim, field: Field) -> bool:
 
 def field_here(sim: HouseSim, field: Field) -> float:
     p = sim.pose
-    return float(sample(sim.grid, field, np.array([p.x]), np.array([p.y]))[0])
+    return sample_point(sim.grid, field, p.x, p.y)
 
 
 def next_action(sim: HouseSim, field: Field) -> int | None:

@@ -32,7 +32,7 @@ def line_of_sight(grid: Grid, x0: float, y0: float, xs: FloatArray, ys: FloatArr
         return np.zeros(0, dtype=bool)
     lengths = np.hypot(xs - x0, ys - y0)
     n = max(2, int(np.ceil(float(lengths.max()) / (grid.cell / 2))) + 1)
-    t = np.linspace(0.0, 1.0, n)
+    t = grid.segment_steps(n)
     px = x0 + t[None, :] * (xs - x0)[:, None]
     py = y0 + t[None, :] * (ys - y0)[:, None]
     rr, cc, inside = grid.indices(px, py)

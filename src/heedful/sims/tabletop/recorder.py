@@ -139,7 +139,7 @@ class TrajectoryRecorder:
         # Plain floats and tuples here; the arrays are built once, in `trajectory`.
         rows["time"].append(float(sim.data.time))
         rows["tcp_pos"].append(sim.tcp_pos().tolist())
-        rows["tcp_quat"].append(sim.tool_quat().tolist())
+        rows["tcp_quat"].append(sim.tool_quat_tuple())
         rows["opening"].append(sim.gripper_opening())
         rows["command"].append(sim.gripper_command)
         rows["poses"].append(sim.object_poses())

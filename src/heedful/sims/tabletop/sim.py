@@ -32,6 +32,7 @@ Array = NDArray[np.float64]
 MAX_OBJECT_SPEED = 10.0  # m/s: anything faster on a tabletop is a numerical blow-up
 MAX_OBJECT_SPIN = 300.0  # rad/s
 MIN_OBJECT_Z = -0.1  # meters: below this an object fell through the table
+_CALM = min(MAX_OBJECT_SPEED, MAX_OBJECT_SPIN)
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,11 @@ class TabletopSim:
         if self._free_z.size and not np.array_equal(np.diff(self._free_z), np.full(self._free_z.size - 1, 7)):
             raise RuntimeError("the objects' free joints must be contiguous in qpos")  # MJCF layout
         self._body_of_geom = np.asarray(m.geom_bodyid, dtype=int)
+        d = self.data
+        self._state_views: tuple[Array, Array] = (d.qpos, d.qvel)
+        self._free_views: tuple[Array, Array] | None = None
+        if self._free_dofs.size:
+            self._free_views = (d.qvel[self._free_dofs[0] :].reshape(-1, 6), d.qpos[self._free_z[0] :: 7])
 
     # ---------------------------------------------------------------- stepping
 
@@ -170,20 +176,24 @@ class TabletopSim:
         self.last_action = act
 
     def _instability(self) -> str | None:
-        d = self.data
+        # Views made once (MjData's buffers never move): this runs every control step.
+        qpos, qvel = self._state_views
         # One sum per array: any NaN or inf (or an overflow to inf) makes it non-finite.
-        if not math.isfinite(float(d.qpos.sum()) + float(d.qvel.sum())):
+        if not math.isfinite(float(qpos.sum()) + float(qvel.sum())):
             return "non-finite positions or velocities"
-        if self._free_dofs.size:
-            peak = np.abs(d.qvel[self._free_dofs[0] :].reshape(-1, 6)).max(axis=0).tolist()
+        if self._free_views is None:
+            return None
+        free_qvel, free_z = self._free_views
+        # One reduction for the common case: nothing moves faster than the lower of the two limits.
+        if float(np.abs(free_qvel).max()) > _CALM:
+            peak = np.abs(free_qvel).max(axis=0).tolist()
             speed, spin = max(peak[:3]), max(peak[3:])
             if speed > MAX_OBJECT_SPEED or spin > MAX_OBJECT_SPIN:
                 return f"an object moves at {speed:.1f} m/s or spins at {spin:.0f} rad/s"
-            z = d.qpos[self._free_z[0] :: 7]
-            lowest = float(z.min())
-            if lowest < MIN_OBJECT_Z:
-                name = self.free_objects[int(np.argmin(z))]
-                return f"object {name!r} fell through the table (z = {lowest:.3f} m)"
+        lowest = float(free_z.min())
+        if lowest < MIN_OBJECT_Z:
+            name = self.free_objects[int(np.argmin(free_z))]
+            return f"object {name!r} fell through the table (z = {lowest:.3f} m)"
         return None
 
     # ---------------------------------------------------------------- state
@@ -256,7 +266,7 @@ class TabletopSim:
 
     def tcp_pos(self) -> Array:
         """Tool center point position (meters, table frame)."""
-        return np.array(self.data.qpos[self._arm_qadr[:3]], dtype=np.float64)
+        return self.data.qpos[self._arm_q0 : self._arm_q0 + 3].copy()  # the joints are contiguous (_index)
 
     def joint_angles(self) -> tuple[float, float, float]:
         """Current (yaw, pitch, roll) of the gripper hinges."""
@@ -270,9 +280,10 @@ class TabletopSim:
 
     def tool_quat(self) -> Array:
         """Quaternion (w, x, y, z, with w >= 0) of the tool frame."""
-        return np.array(self._tool_quat())
+        return np.array(self.tool_quat_tuple())
 
-    def _tool_quat(self) -> tuple[float, float, float, float]:
+    def tool_quat_tuple(self) -> tuple[float, float, float, float]:
+        """`tool_quat` as plain floats (the per-step recorder and state vector need no array)."""
         w, x, y, z = self.data.xquat[self._gripper_body].tolist()
         q = quat_mul((w, x, y, z), TOOL_FROM_BODY_QUAT)
         return q if q[0] >= 0 else (-q[0], -q[1], -q[2], -q[3])
@@ -292,7 +303,7 @@ class TabletopSim:
         qpos = self.data.qpos
         left, right = qpos[self._finger_qadr].tolist()
         return np.array(
-            [*qpos[self._arm_q0 : self._arm_q0 + 3].tolist(), *quat_axis_angle(self._tool_quat()), left, -right]
+            [*qpos[self._arm_q0 : self._arm_q0 + 3].tolist(), *quat_axis_angle(self.tool_quat_tuple()), left, -right]
         )
 
     def object_poses(self) -> Array:
