@@ -266,7 +266,8 @@ class TabletopSim:
 
     def tcp_pos(self) -> Array:
         """Tool center point position (meters, table frame)."""
-        return self.data.qpos[self._arm_q0 : self._arm_q0 + 3].copy()  # the joints are contiguous (_index)
+        pos: Array = self.data.qpos[self._arm_q0 : self._arm_q0 + 3].copy()  # the joints are contiguous (_index)
+        return pos
 
     def joint_angles(self) -> tuple[float, float, float]:
         """Current (yaw, pitch, roll) of the gripper hinges."""
