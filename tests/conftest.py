@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -18,3 +19,32 @@ def default_episodes():  # type: ignore[no-untyped-def]
     from heedful.suites.decisions.suite import DecisionsSuite
 
     return DecisionsSuite().generate(0)
+
+
+TESTS = Path(__file__).parent
+# The heaviest files (seconds on 2 cores, `--durations`, 2026-12-03), scheduled first: with `-n 2 --dist loadfile`
+# a file that starts last runs alone while the other core idles, and by default xdist orders files by their
+# number of tests, which put the household default (about 380 s, few tests) near the end.
+HEAVY_FIRST = (
+    "suites/household/test_household_default.py",  # 377 s
+    "llm/test_household_llm_runs.py",  # 233 s
+    "llm/test_llm_model.py",  # 160 s
+    "suites/tabletop/test_tabletop_suite_expert.py",  # 143 s
+    "sims/tabletop/test_tabletop_skills.py",  # 122 s
+    "cli/test_cli.py",  # 72 s
+    "benchmarks/test_run_all.py",  # 60 s
+    "agents/test_tabletop_planner.py",  # 55 s
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Longest files first; the rest keep their order (the sort is stable)."""
+    rank = {name: i for i, name in enumerate(HEAVY_FIRST)}
+
+    def weight(item: pytest.Item) -> int:
+        try:
+            return rank.get(item.path.relative_to(TESTS).as_posix(), len(rank))
+        except ValueError:  # a test outside tests/
+            return len(rank)
+
+    items.sort(key=weight)

@@ -27,7 +27,9 @@ def test_every_skill_succeeds_on_every_shape_it_applies_to() -> None:
 
 @pytest.mark.slow
 def test_every_skill_succeeds_on_every_shape_over_many_seeded_scenes() -> None:
-    count, failures = run_sweep(range(2, 12))  # 760 attempts; 20 seeds (1,520) also had no miss on 2026-12-02
+    # 456 attempts (6 seeds; 10 seeds, 760 attempts, and 20 seeds, 1,520, had no miss on 2026-12-02): fewer seeds
+    # than before to keep CI inside its 15 minutes, still well past the fast test's 2 seeds
+    count, failures = run_sweep(range(2, 8))
     # Physics is not perfect: allow at most 1% of the attempts to miss, and show every miss.
     assert len(failures) <= count // 100, "\n".join(failures)
 
