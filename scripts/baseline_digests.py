@@ -8,7 +8,7 @@ status 1 if any does. Use it around any change that must not move a number:
     python scripts/baseline_digests.py --write /tmp/before.json      # on the old commit
     python scripts/baseline_digests.py --check /tmp/before.json      # on the new one
 
-`--quick` runs the small cells only; the full set took about 4.5 min on this 2-core machine on 2026-12-03 (an earlier
+`--quick` runs the small cells only; the full set took 4 min 21 s on this 2-core machine on 2026-12-03 (an earlier
 measurement of 115 s was not reproduced).
 """
 
