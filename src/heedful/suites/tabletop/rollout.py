@@ -140,12 +140,25 @@ def _plan(trial: TabletopTrial, agent: Any, rt: TrialRuntime, run: TrialRun, see
         run.calls.append({"call": call.text(), "ok": result.success, "reason": result.reason, "start": start})
 
 
-def _controller_obs(rt: TrialRuntime, cameras: tuple[str, ...], instruction: str) -> dict[str, Any]:
+def _controller_obs(
+    rt: TrialRuntime, cameras: tuple[str, ...], instruction: str, objects: tuple[dict[str, str], ...] | None
+) -> dict[str, Any]:
     obs: dict[str, Any] = {IMAGE_KEYS[c]: rt.sim.render(c) for c in cameras}
     obs["state"] = rt.sim.state_vector()
     obs["prompt"] = instruction
     obs["step"] = rt.steps
+    if objects is not None:  # declared `object_state`: poses in scene order, and what each object is
+        obs["object_poses"] = rt.sim.object_poses()
+        obs["objects"] = objects
     return obs
+
+
+def _object_attributes(rt: TrialRuntime, layout: Layout) -> tuple[dict[str, str], ...]:
+    specs = {o.name: o for o in layout.objects}
+    return tuple(
+        {"name": n, "shape": specs[n].shape, "color": specs[n].color, "size": specs[n].size}
+        for n in rt.sim.object_names
+    )
 
 
 def _control(
@@ -153,7 +166,8 @@ def _control(
 ) -> None:
     if declared.begin_trial is not None:
         declared.begin_trial(trial, seed)
-    _control_loop(trial, agent, declared.cameras, rt, run)
+    objects = _object_attributes(rt, run.layout) if declared.object_state else None
+    _control_loop(trial, agent, declared.cameras, rt, run, objects)
     report = declared.trial_report
     if report is not None:
         info, timing = report()
@@ -162,7 +176,12 @@ def _control(
 
 
 def _control_loop(
-    trial: TabletopTrial, agent: Any, wanted: tuple[str, ...] | None, rt: TrialRuntime, run: TrialRun
+    trial: TabletopTrial,
+    agent: Any,
+    wanted: tuple[str, ...] | None,
+    rt: TrialRuntime,
+    run: TrialRun,
+    objects: tuple[dict[str, str], ...] | None = None,
 ) -> None:
     cameras = wanted if wanted is not None else tuple(IMAGE_KEYS)
     unknown = set(cameras) - set(IMAGE_KEYS)
@@ -171,7 +190,9 @@ def _control_loop(
     agent.reset()
     agent.set_instruction(trial.task.instruction)
     while rt.left > 0:
-        chunk = np.asarray(agent.predict(_controller_obs(rt, cameras, trial.task.instruction)), dtype=np.float64)
+        chunk = np.asarray(
+            agent.predict(_controller_obs(rt, cameras, trial.task.instruction, objects)), dtype=np.float64
+        )
         if chunk.ndim == 1:
             chunk = chunk[None, :]
         if chunk.ndim != 2 or chunk.shape[0] == 0:

@@ -1,0 +1,106 @@
+"""`bc`: a behaviour-cloned tabletop controller trained by `heedful train tabletop`.
+
+    heedful run tabletop --agent bc --agent-arg model=models/bc-state [--agent-arg replan=4]
+
+It reads the object-centric state (every object's pose, shape, colour and size, in scene order, as the HDF5
+demos' `obs/object` and layouts) and the 8-D proprio, embeds the instruction once per trial with the same frozen
+all-MiniLM-L6-v2 it was trained with (none for a `--language none` model), and executes the first `replan`
+actions of each predicted chunk. Inference runs on one CPU thread, so records are the same in one process and
+in a pool.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from heedful.errors import AgentInterfaceError, ConfigError
+from heedful.learning.features import ObjectAttributes, attribute_block, state_features
+from heedful.learning.torch_import import guard_triton
+
+
+class BCAgent:
+    """A trained `bc-state` policy as a controller (see the module docstring).
+
+    Args:
+        model: The trained model directory (`heedful train tabletop --out DIR`).
+        replan: Actions executed from each predicted chunk before the next prediction (1 .. the chunk length).
+    """
+
+    name = "bc"
+    object_state = True
+    cameras: tuple[str, ...] = ()
+
+    def __init__(self, *, model: str | None = None, replan: int = 4) -> None:
+        import torch
+
+        from heedful.learning.language import InstructionEmbedder
+        from heedful.learning.policy_files import WEIGHTS_FILE, load_policy
+
+        if model is None:
+            raise ConfigError("the bc agent needs a trained model: --agent-arg model=DIR (from `heedful train`)")
+        torch.set_num_threads(1)  # one thread: the same floats in a serial run and in each pool worker
+        self.model_dir = Path(model)
+        self.policy, self.config = load_policy(self.model_dir)
+        horizon = int(self.config["horizon"])
+        if not isinstance(replan, int) or isinstance(replan, bool) or not 1 <= replan <= horizon:
+            raise ConfigError(f"replan must be an integer in 1..{horizon} (the model's chunk length), got {replan!r}")
+        self.replan = replan
+        self.embedder = InstructionEmbedder(str(self.config["language"]))
+        self.weights_sha256 = hashlib.sha256((self.model_dir / WEIGHTS_FILE).read_bytes()).hexdigest()
+        self._language: Any = None
+        self._attributes: dict[tuple[tuple[str, str, str], ...], NDArray[np.float64]] = {}
+        self._calls, self._ms = 0, 0.0
+
+    def reset(self) -> None:
+        guard_triton()  # a trial may have rendered with EGL since the last one (see heedful.learning.torch_import)
+        self._calls, self._ms = 0, 0.0
+
+    def set_instruction(self, instruction: str) -> None:
+        import torch
+
+        self._language = torch.from_numpy(self.embedder.embed([instruction]))
+
+    def predict(self, observation: dict[str, Any]) -> NDArray[np.float64]:
+        """The first `replan` actions of the predicted chunk, (replan, 7)."""
+        import torch
+
+        start = time.perf_counter()
+        try:
+            objects = observation["objects"]
+            poses = np.asarray(observation["object_poses"], dtype=np.float64)
+        except KeyError as exc:
+            raise AgentInterfaceError(f"the bc agent reads object state; the observation lacks {exc}") from None
+        key = tuple((o["shape"], o["color"], o["size"]) for o in objects)
+        block = self._attributes.get(key)
+        if block is None:
+            block = self._attributes[key] = attribute_block([ObjectAttributes(*k) for k in key])
+        state = state_features(poses[None], np.asarray(observation["state"], dtype=np.float64)[None], block)
+        with torch.no_grad():
+            chunk = self.policy.actions(torch.from_numpy(state), self._language)[0].numpy()
+        self._calls += 1
+        self._ms += (time.perf_counter() - start) * 1000.0
+        return chunk[: self.replan].astype(np.float64)
+
+    def trial_report(self) -> tuple[dict[str, Any], dict[str, float]]:
+        """Predictions this trial and their mean wall time (for the inference-cost table)."""
+        return {"predictions": self._calls}, {"bc_predict_ms_mean": self._ms / max(self._calls, 1)}
+
+    def describe(self) -> dict[str, Any]:
+        train = self.config.get("result", {})
+        return {
+            "name": self.name,
+            "model": str(self.model_dir),
+            "policy": self.config.get("policy"),
+            "language": self.config.get("language"),
+            "weights_sha256": self.weights_sha256,
+            "replan": self.replan,
+            "horizon": self.config.get("horizon"),
+            "trained_epochs": train.get("epochs_done"),
+            "final_train_l1": train.get("final_train_l1"),
+        }

@@ -1,0 +1,161 @@
+"""Read `heedful demos tabletop` HDF5 files into aligned training samples.
+
+Each control step of each demo becomes one sample: its state features (`heedful.learning.features`), the index
+of its demo's instruction, and the chunk of the next `horizon` expert actions. Past a demo's last action the
+chunk continues with the idle action (no motion, the gripper as the last action left it): the expert's task is
+done there, and the policy sees the same idle target that evaluation wants of it until the horizon.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from heedful.errors import DatasetError
+from heedful.learning.features import PROPRIO, ObjectAttributes, attribute_block, state_features
+from heedful.suites.tabletop.demo_file import DEMO_FORMAT, require_h5py
+
+ACTION_DIM = 7
+
+
+@dataclass(frozen=True)
+class DemoSamples:
+    """Every control step of a set of demos, aligned."""
+
+    states: NDArray[np.float32]  # (S, STATE_WIDTH)
+    chunks: NDArray[np.float32]  # (S, horizon, 7)
+    instruction_ids: NDArray[np.int64]  # (S,) into `instructions`
+    demo_ids: NDArray[np.int64]  # (S,) which demo (0..demos-1)
+    instructions: tuple[str, ...]
+    tasks: tuple[str, ...]  # the training task label of each demo
+    files: int
+
+    @property
+    def demos(self) -> int:
+        return len(self.tasks)
+
+    def __len__(self) -> int:
+        return int(self.states.shape[0])
+
+
+def action_chunks(actions: NDArray[np.float64], horizon: int) -> NDArray[np.float64]:
+    """(T, horizon, 7): row t holds actions t .. t + horizon - 1, padded with the idle action."""
+    steps = actions.shape[0]
+    idle = np.zeros(ACTION_DIM)
+    idle[-1] = actions[-1, -1]
+    padded = np.concatenate([actions, np.repeat(idle[None], horizon - 1, axis=0)])
+    index = np.arange(steps)[:, None] + np.arange(horizon)[None, :]
+    chunks: NDArray[np.float64] = padded[index]
+    return chunks
+
+
+def demo_files(root: Path) -> list[Path]:
+    """The `*_demo.hdf5` files under `root`, sorted by name.
+
+    Raises:
+        DatasetError: none there.
+    """
+    root = Path(root)
+    files = sorted(root.glob("*_demo.hdf5")) if root.is_dir() else []
+    if not files:
+        raise DatasetError(f"no *_demo.hdf5 files in {root}; record them with `heedful demos tabletop --out {root}`")
+    return files
+
+
+def _attributes(layout_json: str, where: str) -> list[ObjectAttributes]:
+    try:
+        objects = json.loads(layout_json)["objects"]
+        return [ObjectAttributes(str(o["shape"]), str(o["color"]), str(o.get("size", "small"))) for o in objects]
+    except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise DatasetError(f"{where}: its layout attribute is not a heedful layout ({exc})") from None
+
+
+def _read_demo(group: Any, where: str, horizon: int) -> tuple[NDArray[np.float32], NDArray[np.float64], str]:
+    try:
+        actions = np.asarray(group["actions"], dtype=np.float64)
+        proprio = np.asarray(group["robot_states"], dtype=np.float64)
+        flat = np.asarray(group["obs/object"], dtype=np.float64)
+        instruction = str(group.attrs["instruction"])
+        layout = str(group.attrs["layout"])
+    except KeyError as exc:
+        raise DatasetError(f"{where} lacks {exc}: not a heedful demo; record it again with `heedful demos`") from None
+    attributes = _attributes(layout, where)
+    steps = actions.shape[0]
+    if actions.ndim != 2 or actions.shape[1] != ACTION_DIM or steps == 0:
+        raise DatasetError(f"{where}: actions have shape {actions.shape}, not (T, 7)")
+    if proprio.shape != (steps, PROPRIO) or flat.shape != (steps, 7 * len(attributes)):
+        raise DatasetError(
+            f"{where}: robot_states {proprio.shape} and obs/object {flat.shape} do not align with {steps} actions "
+            f"and {len(attributes)} objects"
+        )
+    if not np.isfinite(actions).all():
+        raise DatasetError(f"{where}: actions hold NaN or inf")
+    try:
+        states = state_features(flat.reshape(steps, len(attributes), 7), proprio, attribute_block(attributes))
+    except DatasetError as exc:
+        raise DatasetError(f"{where}: {exc}") from None
+    return states, action_chunks(actions, horizon), instruction
+
+
+def read_demos(
+    root: Path,
+    horizon: int,
+    *,
+    tasks: set[str] | None = None,
+    per_task: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> DemoSamples:
+    """All samples of the demos under `root` (only `tasks`, and the first `per_task` demos of each, if given).
+
+    Raises:
+        DatasetError: no files, a file that is not a heedful demo file, or a malformed demo (named).
+    """
+    h5py = require_h5py()
+    files = demo_files(root)
+    if tasks is not None:
+        files = [f for f in files if f.name.removesuffix("_demo.hdf5") in tasks]
+        if not files:
+            raise DatasetError(f"none of the tasks {sorted(tasks)} has a demo file in {root}")
+    states: list[NDArray[np.float32]] = []
+    chunks: list[NDArray[np.float32]] = []
+    instruction_ids: list[NDArray[np.int64]] = []
+    demo_ids: list[NDArray[np.int64]] = []
+    labels: list[str] = []
+    instructions: dict[str, int] = {}
+    for path in files:
+        try:
+            handle = h5py.File(path, "r")
+        except OSError as exc:
+            raise DatasetError(f"{path} is not a readable HDF5 file ({exc})") from None
+        with handle:
+            data = handle.get("data")
+            if data is None or data.attrs.get("heedful_format") != DEMO_FORMAT:
+                raise DatasetError(f"{path} is not a {DEMO_FORMAT} file (written by `heedful demos tabletop`)")
+            names = sorted((k for k in data if "num_samples" in data[k].attrs), key=lambda k: int(k.split("_")[1]))
+            for name in names[:per_task]:
+                s, c, text = _read_demo(data[name], f"{path}:{name}", horizon)
+                index = instructions.setdefault(text, len(instructions))
+                states.append(s)
+                chunks.append(c.astype(np.float32))
+                instruction_ids.append(np.full(len(s), index))
+                demo_ids.append(np.full(len(s), len(labels)))
+                labels.append(path.name.removesuffix("_demo.hdf5"))
+        if progress is not None:
+            progress(1, len(files))
+    if not states:
+        raise DatasetError(f"the demo files in {root} hold no complete demo")
+    return DemoSamples(
+        states=np.concatenate(states),
+        chunks=np.concatenate(chunks),
+        instruction_ids=np.concatenate(instruction_ids).astype(np.int64),
+        demo_ids=np.concatenate(demo_ids).astype(np.int64),
+        instructions=tuple(instructions),
+        tasks=tuple(labels),
+        files=len(files),
+    )

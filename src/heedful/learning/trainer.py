@@ -1,0 +1,258 @@
+"""Behaviour cloning with an L1 loss on standardised action chunks, with checkpoints, resume and progress.
+
+Deterministic for a seed on CPU: the demos are read in file order, every epoch's shuffle comes from a generator
+seeded by (seed, epoch) (so a resumed run draws the same batches as an uninterrupted one), and the network's
+CPU kernels give the same floats for the same number of threads (recorded in the result). A held-out share
+of demos (whole demos, chosen by the seed) gives a validation loss.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from heedful.errors import ConfigError
+from heedful.learning.bc_state import FUSIONS
+from heedful.learning.demo_reader import DemoSamples, read_demos
+from heedful.learning.features import FEATURES_VERSION
+from heedful.learning.language import EMBEDDING_MODEL, LANGUAGE_MODES, InstructionEmbedder
+from heedful.learning.policy_files import CONFIG_FILE, POLICY_FORMAT, WEIGHTS_FILE, build_model
+from heedful.learning.torch_import import guard_triton
+
+POLICIES = ("bc-state",)
+CHECKPOINTS = "checkpoints"
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """What shapes a trained policy (a resume must match it)."""
+
+    policy: str = "bc-state"
+    language: str = "instruction"
+    epochs: int = 30
+    batch_size: int = 256
+    lr: float = 1e-3
+    weight_decay: float = 1e-4
+    horizon: int = 8
+    hidden: int = 256
+    layers: int = 3
+    fusion: str = "film"
+    seed: int = 0
+    val_fraction: float = 0.05
+    per_task: int | None = None
+    tasks: tuple[str, ...] = field(default=())
+
+    def check(self) -> None:
+        """Raises ConfigError naming the first bad value."""
+        if self.policy not in POLICIES:
+            raise ConfigError(f"--policy must be one of {', '.join(POLICIES)}, got {self.policy!r}")
+        if self.language not in LANGUAGE_MODES:
+            raise ConfigError(f"--language must be one of {', '.join(LANGUAGE_MODES)}, got {self.language!r}")
+        if self.fusion not in FUSIONS:
+            raise ConfigError(f"--fusion must be one of {', '.join(FUSIONS)}, got {self.fusion!r}")
+        for name in ("epochs", "batch_size", "horizon", "hidden", "layers"):
+            if int(getattr(self, name)) < 1:
+                raise ConfigError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}")
+        if not 0.0 <= self.val_fraction < 0.5:
+            raise ConfigError(f"--val-fraction must be in [0, 0.5), got {self.val_fraction}")
+        if not self.lr > 0:
+            raise ConfigError(f"--lr must be positive, got {self.lr}")
+
+
+def _shaping(config: TrainConfig) -> dict[str, Any]:
+    """The config fields a resume must match (the number of epochs may grow)."""
+    return {k: v for k, v in asdict(config).items() if k != "epochs"}
+
+
+def _split(samples: DemoSamples, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng([seed, 7])
+    held = set(rng.permutation(samples.demos)[: round(samples.demos * fraction)].tolist())
+    is_val = np.isin(samples.demo_ids, sorted(held))
+    return np.flatnonzero(~is_val), np.flatnonzero(is_val)
+
+
+def _latest_checkpoint(out: Path) -> Path | None:
+    found = sorted((out / CHECKPOINTS).glob("epoch_*.pt"))
+    return found[-1] if found else None
+
+
+def _check_resume(out: Path, config: TrainConfig) -> None:
+    path = out / CONFIG_FILE
+    if not path.is_file():
+        if _latest_checkpoint(out) is not None:
+            raise ConfigError(f"{out} holds checkpoints but no {CONFIG_FILE}; train into a new --out")
+        return
+    recorded = json.loads(path.read_text(encoding="utf-8")).get("train", {})
+    recorded.pop("epochs", None)
+    recorded["tasks"] = tuple(recorded.get("tasks", ()))
+    if recorded != _shaping(config):
+        changed = sorted(k for k in _shaping(config) if recorded.get(k) != _shaping(config)[k])
+        raise ConfigError(
+            f"{out} was trained with other options ({', '.join(changed)} differ); use the same options to resume "
+            "or train into a new --out"
+        )
+
+
+def _finished(out: Path, config: TrainConfig) -> dict[str, Any] | None:
+    """The recorded result when `out` already holds this training to `config.epochs` epochs, else None."""
+    path = out / CONFIG_FILE
+    if not (path.is_file() and (out / WEIGHTS_FILE).is_file()):
+        return None
+    result = json.loads(path.read_text(encoding="utf-8")).get("result", {})
+    done = result.get("status") == "trained" and result.get("epochs_done") == config.epochs
+    return dict(result) if done else None
+
+
+def train(
+    demos: Path,
+    out: Path,
+    config: TrainConfig,
+    *,
+    device: str = "cpu",
+    progress: Callable[[int, int], None] | None = None,
+    log: Callable[[str], None] = lambda _: None,
+) -> dict[str, Any]:
+    """Train `config.policy` on the demos under `demos` into `out` (resuming from its newest checkpoint).
+
+    Returns the summary written to `out/config.json` under "result".
+
+    Raises:
+        ConfigError: a bad option, an unavailable device, or an `out` trained with other options.
+        DatasetError: the demos are missing or malformed.
+    """
+    import torch
+
+    config.check()
+    if device == "cuda" and not torch.cuda.is_available():
+        raise ConfigError("--device cuda: torch sees no CUDA device here; use --device cpu")
+    if device not in ("cpu", "cuda"):
+        raise ConfigError(f"--device must be cpu or cuda, got {device!r}")
+    out = Path(out)
+    _check_resume(out, config)
+    done = _finished(out, config)
+    if done is not None:
+        log(f"{out} is already trained for {config.epochs} epochs with these options")
+        return done
+    started = time.perf_counter()
+    samples = read_demos(Path(demos), config.horizon, tasks=set(config.tasks) or None, per_task=config.per_task)
+    embeddings = InstructionEmbedder(config.language).embed(samples.instructions)
+    train_rows, val_rows = _split(samples, config.val_fraction, config.seed)
+    # No torch.use_deterministic_algorithms: it imports torch's compiler stack (triton on CUDA builds, which
+    # crashed a test process here); the CPU kernels this network uses are deterministic for a thread count.
+    torch.manual_seed(config.seed)
+    model = build_model(asdict(config))
+    states = torch.from_numpy(samples.states)
+    chunks = torch.from_numpy(samples.chunks)
+    language = torch.from_numpy(embeddings)[torch.from_numpy(samples.instruction_ids)]
+    fit_rows = torch.from_numpy(train_rows)
+    model.set_statistics(
+        states[fit_rows].mean(0),
+        states[fit_rows].std(0),
+        chunks[fit_rows].reshape(-1, 7).mean(0),
+        chunks[fit_rows].reshape(-1, 7).std(0),
+    )
+    model.to(device)
+    guard_triton()  # the optimizer imports torch's compiler stack; this process may have rendered with EGL
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+    history: list[dict[str, float]] = []
+    first = 0
+    latest = _latest_checkpoint(out)
+    if latest is not None:
+        saved = torch.load(latest, map_location=device, weights_only=True)
+        model.load_state_dict(saved["model"])
+        optimizer.load_state_dict(saved["optimizer"])
+        history = [dict(h) for h in json.loads(saved["history"])]
+        first = len(history)
+        log(f"resuming from {latest} (epoch {first} of {config.epochs})")
+    out.mkdir(parents=True, exist_ok=True)
+    _write_config(out, config, samples, {"status": "training", "epochs_done": first, "history": history})
+    batches = (len(train_rows) + config.batch_size - 1) // config.batch_size
+    for epoch in range(first, config.epochs):
+        model.train()
+        epoch_start = time.perf_counter()
+        order = fit_rows[
+            torch.randperm(len(fit_rows), generator=torch.Generator().manual_seed(config.seed * 100_003 + epoch))
+        ]
+        total, count = 0.0, 0
+        for b in range(batches):
+            rows = order[b * config.batch_size : (b + 1) * config.batch_size]
+            target = (chunks[rows].to(device) - model.action_mean) / model.action_std
+            loss = torch.nn.functional.l1_loss(model(states[rows].to(device), language[rows].to(device)), target)
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()  # type: ignore[no-untyped-call]
+            optimizer.step()
+            total, count = total + loss.item() * len(rows), count + len(rows)
+        entry = {"epoch": epoch + 1, "train_l1": total / max(count, 1), "seconds": 0.0}
+        if len(val_rows):
+            entry["val_l1"] = _evaluate(model, states, language, chunks, val_rows, device)
+        entry["seconds"] = round(time.perf_counter() - epoch_start, 2)
+        history.append(entry)
+        (out / CHECKPOINTS).mkdir(exist_ok=True)
+        torch.save(
+            {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "history": json.dumps(history)},
+            out / CHECKPOINTS / f"epoch_{epoch + 1:04d}.pt",
+        )
+        if progress is not None:
+            progress(1, config.epochs)
+        log(f"epoch {epoch + 1}: " + ", ".join(f"{k} {v:.4f}" for k, v in entry.items() if k.endswith("l1")))
+    torch.save(model.to("cpu").state_dict(), out / WEIGHTS_FILE)
+    result = {
+        "status": "trained",
+        "epochs_done": len(history),
+        "history": history,
+        "final_train_l1": history[-1]["train_l1"] if history else None,
+        "final_val_l1": history[-1].get("val_l1") if history else None,
+        "parameters": sum(p.numel() for p in model.parameters()),
+        "weights_bytes": (out / WEIGHTS_FILE).stat().st_size,
+        "seconds_this_call": round(time.perf_counter() - started, 2),
+        "epoch_seconds_total": round(sum(h.get("seconds", 0.0) for h in history), 2),
+        "threads": torch.get_num_threads(),
+        "torch": torch.__version__,
+    }
+    _write_config(out, config, samples, result)
+    return result
+
+
+def _evaluate(model: Any, states: Any, language: Any, chunks: Any, rows: np.ndarray, device: str) -> float:
+    import torch
+
+    model.eval()
+    total = 0.0
+    with torch.no_grad():
+        for start in range(0, len(rows), 4096):
+            r = torch.from_numpy(rows[start : start + 4096])
+            target = (chunks[r].to(device) - model.action_mean) / model.action_std
+            pred = model(states[r].to(device), language[r].to(device))
+            total += float(torch.nn.functional.l1_loss(pred, target, reduction="sum")) / target[0].numel()
+    return total / len(rows)
+
+
+def _write_config(out: Path, config: TrainConfig, samples: DemoSamples, result: dict[str, Any]) -> None:
+    body = {
+        "format": POLICY_FORMAT,
+        "policy": config.policy,
+        "features": FEATURES_VERSION,
+        "embedding_model": EMBEDDING_MODEL,
+        "horizon": config.horizon,
+        "hidden": config.hidden,
+        "layers": config.layers,
+        "fusion": config.fusion,
+        "language": config.language,
+        "train": {**asdict(config), "tasks": list(config.tasks)},
+        "data": {
+            "files": samples.files,
+            "demos": samples.demos,
+            "samples": len(samples),
+            "instructions": len(samples.instructions),
+        },
+        "result": result,
+    }
+    tmp = out / (CONFIG_FILE + ".tmp")
+    tmp.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
+    tmp.replace(out / CONFIG_FILE)
