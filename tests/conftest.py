@@ -31,6 +31,7 @@ HEAVY_FIRST = (
     "llm/test_llm_model.py",  # 160 s
     "suites/tabletop/test_tabletop_suite_expert.py",  # 143 s
     "sims/tabletop/test_tabletop_skills.py",  # 122 s
+    "learning/test_trainer.py",  # 74 s (one worker alone)
     "cli/test_cli.py",  # 72 s
     "benchmarks/test_run_all.py",  # 60 s
     "agents/test_tabletop_planner.py",  # 55 s
