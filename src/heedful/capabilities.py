@@ -6,8 +6,9 @@ answers is declared as optional class attributes and methods, and read here only
 
 Declared attributes: `privileged` (the rollout hands it the live state: oracles), `concurrency` (rollouts in
 flight), `has_budget` (it enforces a cost budget in its own process, so runs use one worker), `session_args`
-(argument names a resume may change), `cameras` (the images a controller reads), `object_state` (a controller
-reads every object's pose and attributes, as LIBERO's `obs/object`). Declared methods: `fit`
+(argument names a resume may change), `cameras` (the images a controller reads), `image_size` (the square size
+a controller's images are rendered at, when not the suite's own), `object_state` (a controller reads every
+object's pose and attributes, as LIBERO's `obs/object`). Declared methods: `fit`
 (trains on the suite's training episodes), `check_training`, `cannot_read`, `charge_previous_usage`,
 `begin_trial` / `trial_report` (controllers), `describe`, `close`. The kind comes from the answering method:
 `predict` (a controller, closed loop over actions), `act` (a planner, one call at a time) or `decide` (one
@@ -47,6 +48,7 @@ class Capabilities:
     has_budget: bool
     session_args: frozenset[str]
     cameras: tuple[str, ...] | None
+    image_size: int | None
     object_state: bool
     fit: Callable[[Sequence[Any]], None] | None
     check_training: Callable[[Sequence[Any], Sequence[Any]], None] | None
@@ -85,6 +87,11 @@ def capabilities(agent: Any) -> Capabilities:
         else "unknown"
     )
     cameras = getattr(agent, "cameras", None)
+    image_size = _declared(agent, "image_size", None)
+    if image_size is not None and (
+        not isinstance(image_size, int) or isinstance(image_size, bool) or not 16 <= image_size <= 2048
+    ):
+        raise ConfigError(f"agent image_size must be an integer from 16 to 2048 pixels, got {image_size!r}")
     return Capabilities(
         name=str(getattr(agent, "name", getattr(agent, "__name__", type(agent).__name__))),
         kind=kind,
@@ -93,6 +100,7 @@ def capabilities(agent: Any) -> Capabilities:
         has_budget=bool(_declared(agent, "has_budget", False)),
         session_args=frozenset(getattr(agent, "session_args", ())),
         cameras=None if cameras is None else tuple(cameras),
+        image_size=image_size,
         object_state=bool(_declared(agent, "object_state", False)),
         fit=_method(agent, "fit"),
         check_training=_method(agent, "check_training"),

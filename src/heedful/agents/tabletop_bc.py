@@ -2,11 +2,12 @@
 
     heedful run tabletop --agent bc --agent-arg model=models/bc-state [--agent-arg replan=4]
 
-It reads the object-centric state (every object's pose, shape, colour and size, in scene order, as the HDF5
-demos' `obs/object` and layouts) and the 8-D proprio, embeds the instruction once per trial with the same frozen
-all-MiniLM-L6-v2 it was trained with (none for a `--language none` model), and executes the first `replan`
-actions of each predicted chunk. Inference runs on one CPU thread, so records are the same in one process and
-in a pool.
+A `bc-state` model reads the object-centric state (every object's pose, shape, colour and size, in scene order,
+as the HDF5 demos' `obs/object` and layouts) and the 8-D proprio; a `bc-image` model reads the cameras it was
+trained on, rendered at the size its demos were recorded at (reduced to its input size the way training reduced
+them), and the proprio. Either embeds the instruction once per trial with the same frozen all-MiniLM-L6-v2 it
+was trained with (none for a `--language none` model), and executes the first `replan` actions of each
+predicted chunk. Inference runs on one CPU thread, so records are the same in one process and in a pool.
 """
 
 from __future__ import annotations
@@ -20,12 +21,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from heedful.errors import AgentInterfaceError, ConfigError
-from heedful.learning.features import ObjectAttributes, attribute_block, state_features
+from heedful.learning.features import PROPRIO, ObjectAttributes, attribute_block, state_features
+from heedful.learning.images import OBSERVATION_KEYS, reduce_frames
 from heedful.learning.torch_import import guard_triton
 
 
 class BCAgent:
-    """A trained `bc-state` policy as a controller (see the module docstring).
+    """A trained `bc-state` or `bc-image` policy as a controller (see the module docstring).
 
     Args:
         model: The trained model directory (`heedful train tabletop --out DIR`).
@@ -33,8 +35,9 @@ class BCAgent:
     """
 
     name = "bc"
-    object_state = True
+    object_state = True  # for a bc-state model; a bc-image model declares cameras and their size instead
     cameras: tuple[str, ...] = ()
+    image_size: int | None = None
 
     def __init__(self, *, model: str | None = None, replan: int = 4) -> None:
         import torch
@@ -51,6 +54,12 @@ class BCAgent:
         if not isinstance(replan, int) or isinstance(replan, bool) or not 1 <= replan <= horizon:
             raise ConfigError(f"replan must be an integer in 1..{horizon} (the model's chunk length), got {replan!r}")
         self.replan = replan
+        self.image_policy = self.config.get("policy") == "bc-image"
+        if self.image_policy:
+            self.object_state = False
+            self.cameras = tuple(self.config["cameras"])
+            self.input_size = int(self.config["image_size"])
+            self.image_size = int(self.config.get("recorded_size") or self.input_size)
         self.embedder = InstructionEmbedder(str(self.config["language"]))
         self.weights_sha256 = hashlib.sha256((self.model_dir / WEIGHTS_FILE).read_bytes()).hexdigest()
         self._language: Any = None
@@ -71,6 +80,17 @@ class BCAgent:
         import torch
 
         start = time.perf_counter()
+        inputs = self._image_inputs(observation) if self.image_policy else self._state_inputs(observation)
+        policy: Any = self.policy  # either network: actions(*inputs, language)
+        with torch.no_grad():
+            chunk: NDArray[np.float32] = policy.actions(*inputs, self._language)[0].numpy()
+        self._calls += 1
+        self._ms += (time.perf_counter() - start) * 1000.0
+        return chunk[: self.replan].astype(np.float64)
+
+    def _state_inputs(self, observation: dict[str, Any]) -> tuple[Any, ...]:
+        import torch
+
         try:
             objects = observation["objects"]
             poses = np.asarray(observation["object_poses"], dtype=np.float64)
@@ -81,11 +101,18 @@ class BCAgent:
         if block is None:
             block = self._attributes[key] = attribute_block([ObjectAttributes(*k) for k in key])
         state = state_features(poses[None], np.asarray(observation["state"], dtype=np.float64)[None], block)
-        with torch.no_grad():
-            chunk = self.policy.actions(torch.from_numpy(state), self._language)[0].numpy()
-        self._calls += 1
-        self._ms += (time.perf_counter() - start) * 1000.0
-        return chunk[: self.replan].astype(np.float64)
+        return (torch.from_numpy(state),)
+
+    def _image_inputs(self, observation: dict[str, Any]) -> tuple[Any, ...]:
+        import torch
+
+        try:
+            frames = [observation[OBSERVATION_KEYS[c]] for c in self.cameras]
+        except KeyError as exc:
+            raise AgentInterfaceError(f"the bc-image model reads {self.cameras}; the observation lacks {exc}") from None
+        images = np.stack([reduce_frames(np.asarray(f)[None], self.input_size)[0] for f in frames])[None]
+        proprio = np.asarray(observation["state"], dtype=np.float32)[None, :PROPRIO]
+        return torch.from_numpy(images), torch.from_numpy(proprio)
 
     def trial_report(self) -> tuple[dict[str, Any], dict[str, float]]:
         """Predictions this trial and their mean wall time (for the inference-cost table)."""
@@ -96,7 +123,8 @@ class BCAgent:
         return {
             "name": self.name,
             "model": str(self.model_dir),
-            "policy": self.config.get("policy"),
+            "policy": self.config.get("policy", "bc-state"),
+            **({"cameras": list(self.cameras), "image_size": self.input_size} if self.image_policy else {}),
             "language": self.config.get("language"),
             "weights_sha256": self.weights_sha256,
             "replan": self.replan,

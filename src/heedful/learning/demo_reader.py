@@ -1,7 +1,8 @@
 """Read `heedful demos tabletop` HDF5 files into aligned training samples.
 
 Each control step of each demo becomes one sample: its state features (`heedful.learning.features`), the index
-of its demo's instruction, and the chunk of the next `horizon` expert actions. Past a demo's last action the
+of its demo's instruction, the chunk of the next `horizon` expert actions and, for an image policy, its camera
+frames at the policy's input size (`heedful.learning.images`). Past a demo's last action the
 chunk continues with the idle action (no motion, the gripper as the last action left it): the expert's task is
 done there, and the policy sees the same idle target that evaluation wants of it until the horizon.
 """
@@ -19,6 +20,7 @@ from numpy.typing import NDArray
 
 from heedful.errors import DatasetError
 from heedful.learning.features import PROPRIO, ObjectAttributes, attribute_block, state_features
+from heedful.learning.images import HDF5_KEYS, reduce_frames
 from heedful.suites.tabletop.demo_file import DEMO_FORMAT, require_h5py
 
 ACTION_DIM = 7
@@ -35,6 +37,8 @@ class DemoSamples:
     instructions: tuple[str, ...]
     tasks: tuple[str, ...]  # the training task label of each demo
     files: int
+    images: NDArray[np.uint8] | None = None  # (S, cameras, size, size, 3) when cameras were asked for
+    recorded_size: int | None = None  # the demos' own image size (before any reduction)
 
     @property
     def demos(self) -> int:
@@ -103,15 +107,37 @@ def _read_demo(group: Any, where: str, horizon: int) -> tuple[NDArray[np.float32
     return states, action_chunks(actions, horizon), instruction
 
 
+def _read_frames(group: Any, where: str, cameras: tuple[str, ...], size: int) -> tuple[NDArray[np.uint8], int]:
+    """(T, cameras, size, size, 3) frames of one demo, and the size they were recorded at."""
+    frames, recorded = [], 0
+    for camera in cameras:
+        key = f"obs/{HDF5_KEYS[camera]}"
+        if key not in group:
+            raise DatasetError(
+                f"{where} has no {camera} images; an image policy needs demos recorded with "
+                "`heedful demos tabletop --cameras`"
+            )
+        raw = np.asarray(group[key])
+        recorded = int(raw.shape[1]) if raw.ndim == 4 else 0
+        try:
+            frames.append(reduce_frames(raw, size))
+        except DatasetError as exc:
+            raise DatasetError(f"{where}: {exc}") from None
+    return np.stack(frames, axis=1), recorded
+
+
 def read_demos(
     root: Path,
     horizon: int,
     *,
     tasks: set[str] | None = None,
     per_task: int | None = None,
+    cameras: tuple[str, ...] = (),
+    image_size: int = 64,
     progress: Callable[[int, int], None] | None = None,
 ) -> DemoSamples:
-    """All samples of the demos under `root` (only `tasks`, and the first `per_task` demos of each, if given).
+    """All samples of the demos under `root` (only `tasks`, and the first `per_task` demos of each, if given),
+    with the frames of `cameras` at `image_size` pixels when cameras are named.
 
     Raises:
         DatasetError: no files, a file that is not a heedful demo file, or a malformed demo (named).
@@ -128,6 +154,8 @@ def read_demos(
     demo_ids: list[NDArray[np.int64]] = []
     labels: list[str] = []
     instructions: dict[str, int] = {}
+    images: list[NDArray[np.uint8]] = []
+    recorded: set[int] = set()
     for path in files:
         try:
             handle = h5py.File(path, "r")
@@ -140,6 +168,10 @@ def read_demos(
             names = sorted((k for k in data if "num_samples" in data[k].attrs), key=lambda k: int(k.split("_")[1]))
             for name in names[:per_task]:
                 s, c, text = _read_demo(data[name], f"{path}:{name}", horizon)
+                if cameras:
+                    frames, size = _read_frames(data[name], f"{path}:{name}", cameras, image_size)
+                    images.append(frames)
+                    recorded.add(size)
                 index = instructions.setdefault(text, len(instructions))
                 states.append(s)
                 chunks.append(c.astype(np.float32))
@@ -150,6 +182,8 @@ def read_demos(
             progress(1, len(files))
     if not states:
         raise DatasetError(f"the demo files in {root} hold no complete demo")
+    if len(recorded) > 1:
+        raise DatasetError(f"the demos in {root} mix image sizes {sorted(recorded)}; record them all at one size")
     return DemoSamples(
         states=np.concatenate(states),
         chunks=np.concatenate(chunks),
@@ -158,4 +192,6 @@ def read_demos(
         instructions=tuple(instructions),
         tasks=tuple(labels),
         files=len(files),
+        images=np.concatenate(images) if cameras else None,
+        recorded_size=recorded.pop() if recorded else None,
     )

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from heedful.errors import ConfigError
+from heedful.learning.bc_image import BCImagePolicy
 from heedful.learning.bc_state import BCStatePolicy
 from heedful.learning.features import FEATURES_VERSION, STATE_WIDTH
 from heedful.learning.language import EMBEDDING_DIM
@@ -21,16 +22,15 @@ CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.pt"
 
 
-def build_model(config: dict[str, Any]) -> BCStatePolicy:
-    """An untrained network of the shape `config` names."""
-    return BCStatePolicy(
-        STATE_WIDTH,
-        EMBEDDING_DIM,
-        int(config["horizon"]),
-        int(config["hidden"]),
-        int(config["layers"]),
-        str(config["fusion"]),
-    )
+def build_model(config: dict[str, Any]) -> BCStatePolicy | BCImagePolicy:
+    """An untrained network of the shape `config` names (a trainer config, or a model's config.json)."""
+    shape = (int(config["horizon"]), int(config["hidden"]), int(config["layers"]), str(config["fusion"]))
+    if config.get("policy", "bc-state") == "bc-image":
+        train = config.get("train", config)
+        return BCImagePolicy(
+            len(config["cameras"]), int(config["image_size"]), EMBEDDING_DIM, *shape, shift=int(train["shift"])
+        )
+    return BCStatePolicy(STATE_WIDTH, EMBEDDING_DIM, *shape)
 
 
 def read_config(model_dir: Path) -> dict[str, Any]:
@@ -58,7 +58,7 @@ def read_config(model_dir: Path) -> dict[str, Any]:
     return config
 
 
-def load_policy(model_dir: Path, device: str = "cpu") -> tuple[BCStatePolicy, dict[str, Any]]:
+def load_policy(model_dir: Path, device: str = "cpu") -> tuple[BCStatePolicy | BCImagePolicy, dict[str, Any]]:
     """The trained network (in eval mode) and its config."""
     import torch
 

@@ -1,7 +1,9 @@
 """Behaviour cloning with an L1 loss on standardised action chunks, with checkpoints, resume and progress.
 
-Deterministic for a seed on CPU: the demos are read in file order, every epoch's shuffle comes from a generator
-seeded by (seed, epoch) (so a resumed run draws the same batches as an uninterrupted one), and the network's
+Two policies: `bc-state` reads the object-centric state, `bc-image` the camera frames and the proprio
+(`heedful.learning.bc_image`). Deterministic for a seed on CPU: the demos are read in file order, every epoch's
+shuffle comes from a generator seeded by (seed, epoch), every batch's augmentation from one seeded by (seed,
+epoch, batch) (so a resumed run draws the same batches as an uninterrupted one), and the network's
 CPU kernels give the same floats for the same number of threads (recorded in the result). A held-out share
 of demos (whole demos, chosen by the seed) gives a validation loss.
 """
@@ -17,15 +19,16 @@ from typing import Any
 
 import numpy as np
 
-from heedful.errors import ConfigError
+from heedful.errors import ConfigError, DatasetError
 from heedful.learning.bc_state import FUSIONS
 from heedful.learning.demo_reader import DemoSamples, read_demos
-from heedful.learning.features import FEATURES_VERSION
+from heedful.learning.features import FEATURES_VERSION, PROPRIO
+from heedful.learning.images import CAMERAS, check_cameras
 from heedful.learning.language import EMBEDDING_MODEL, LANGUAGE_MODES, InstructionEmbedder
 from heedful.learning.policy_files import CONFIG_FILE, POLICY_FORMAT, WEIGHTS_FILE, build_model
 from heedful.learning.torch_import import guard_triton
 
-POLICIES = ("bc-state",)
+POLICIES = ("bc-state", "bc-image")
 CHECKPOINTS = "checkpoints"
 
 
@@ -47,6 +50,9 @@ class TrainConfig:
     val_fraction: float = 0.05
     per_task: int | None = None
     tasks: tuple[str, ...] = field(default=())
+    cameras: tuple[str, ...] = CAMERAS  # bc-image only, like the two fields below
+    image_size: int = 64
+    shift: int = 4
 
     def check(self) -> None:
         """Raises ConfigError naming the first bad value."""
@@ -63,11 +69,29 @@ class TrainConfig:
             raise ConfigError(f"--val-fraction must be in [0, 0.5), got {self.val_fraction}")
         if not self.lr > 0:
             raise ConfigError(f"--lr must be positive, got {self.lr}")
+        if self.policy == "bc-image":
+            if self.image_size < 16 or self.image_size % 16:
+                raise ConfigError(f"--image-size must be a multiple of 16 pixels, got {self.image_size}")
+            if not 0 <= self.shift < self.image_size // 2:
+                raise ConfigError(f"--shift must be in [0, {self.image_size // 2}), got {self.shift}")
+            try:
+                check_cameras(self.cameras)
+            except DatasetError as exc:
+                raise ConfigError(f"--cameras: {exc}") from None
 
 
 def _shaping(config: TrainConfig) -> dict[str, Any]:
     """The config fields a resume must match (the number of epochs may grow)."""
     return {k: v for k, v in asdict(config).items() if k != "epochs"}
+
+
+def _recorded_shaping(recorded: dict[str, Any]) -> dict[str, Any]:
+    """A config.json's "train" entry as `_shaping` gives it (fields added since then take their defaults)."""
+    shaping = {**_shaping(TrainConfig()), **recorded}
+    shaping.pop("epochs", None)
+    for name in ("tasks", "cameras"):
+        shaping[name] = tuple(shaping[name])
+    return shaping
 
 
 def _split(samples: DemoSamples, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -88,9 +112,7 @@ def _check_resume(out: Path, config: TrainConfig) -> None:
         if _latest_checkpoint(out) is not None:
             raise ConfigError(f"{out} holds checkpoints but no {CONFIG_FILE}; train into a new --out")
         return
-    recorded = json.loads(path.read_text(encoding="utf-8")).get("train", {})
-    recorded.pop("epochs", None)
-    recorded["tasks"] = tuple(recorded.get("tasks", ()))
+    recorded = _recorded_shaping(json.loads(path.read_text(encoding="utf-8")).get("train", {}))
     if recorded != _shaping(config):
         changed = sorted(k for k in _shaping(config) if recorded.get(k) != _shaping(config)[k])
         raise ConfigError(
@@ -140,20 +162,29 @@ def train(
         log(f"{out} is already trained for {config.epochs} epochs with these options")
         return done
     started = time.perf_counter()
-    samples = read_demos(Path(demos), config.horizon, tasks=set(config.tasks) or None, per_task=config.per_task)
+    image_policy = config.policy == "bc-image"
+    samples = read_demos(
+        Path(demos),
+        config.horizon,
+        tasks=set(config.tasks) or None,
+        per_task=config.per_task,
+        cameras=config.cameras if image_policy else (),
+        image_size=config.image_size,
+    )
     embeddings = InstructionEmbedder(config.language).embed(samples.instructions)
     train_rows, val_rows = _split(samples, config.val_fraction, config.seed)
     # No torch.use_deterministic_algorithms: it imports torch's compiler stack (triton on CUDA builds, which
     # crashed a test process here); the CPU kernels this network uses are deterministic for a thread count.
     torch.manual_seed(config.seed)
     model = build_model(asdict(config))
-    states = torch.from_numpy(samples.states)
+    inputs = _inputs(samples, image_policy)
     chunks = torch.from_numpy(samples.chunks)
     language = torch.from_numpy(embeddings)[torch.from_numpy(samples.instruction_ids)]
     fit_rows = torch.from_numpy(train_rows)
+    standardised = inputs[-1][fit_rows]  # the state vector: object state, or an image policy's proprio
     model.set_statistics(
-        states[fit_rows].mean(0),
-        states[fit_rows].std(0),
+        standardised.mean(0),
+        standardised.std(0),
         chunks[fit_rows].reshape(-1, 7).mean(0),
         chunks[fit_rows].reshape(-1, 7).std(0),
     )
@@ -182,15 +213,17 @@ def train(
         total, count = 0.0, 0
         for b in range(batches):
             rows = order[b * config.batch_size : (b + 1) * config.batch_size]
+            shifts = torch.Generator().manual_seed((config.seed * 100_003 + epoch) * 100_003 + b)
+            batch = [x.to(device) for x in model.augment(tuple(x[rows] for x in inputs), shifts)]
             target = (chunks[rows].to(device) - model.action_mean) / model.action_std
-            loss = torch.nn.functional.l1_loss(model(states[rows].to(device), language[rows].to(device)), target)
+            loss = torch.nn.functional.l1_loss(model(*batch, language[rows].to(device)), target)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()  # type: ignore[no-untyped-call]
             optimizer.step()
             total, count = total + loss.item() * len(rows), count + len(rows)
         entry = {"epoch": epoch + 1, "train_l1": total / max(count, 1), "seconds": 0.0}
         if len(val_rows):
-            entry["val_l1"] = _evaluate(model, states, language, chunks, val_rows, device)
+            entry["val_l1"] = _evaluate(model, inputs, language, chunks, val_rows, device)
         entry["seconds"] = round(time.perf_counter() - epoch_start, 2)
         history.append(entry)
         (out / CHECKPOINTS).mkdir(exist_ok=True)
@@ -219,16 +252,26 @@ def train(
     return result
 
 
-def _evaluate(model: Any, states: Any, language: Any, chunks: Any, rows: np.ndarray, device: str) -> float:
+def _inputs(samples: DemoSamples, image_policy: bool) -> tuple[Any, ...]:
+    """The network's inputs over all samples: (state,) or (images, proprio)."""
+    import torch
+
+    if not image_policy:
+        return (torch.from_numpy(samples.states),)
+    assert samples.images is not None  # read with cameras
+    return torch.from_numpy(samples.images), torch.from_numpy(samples.states[:, -PROPRIO:].copy())
+
+
+def _evaluate(model: Any, inputs: tuple[Any, ...], language: Any, chunks: Any, rows: np.ndarray, device: str) -> float:
     import torch
 
     model.eval()
     total = 0.0
     with torch.no_grad():
-        for start in range(0, len(rows), 4096):
-            r = torch.from_numpy(rows[start : start + 4096])
+        for start in range(0, len(rows), 1024):
+            r = torch.from_numpy(rows[start : start + 1024])
             target = (chunks[r].to(device) - model.action_mean) / model.action_std
-            pred = model(states[r].to(device), language[r].to(device))
+            pred = model(*(x[r].to(device) for x in inputs), language[r].to(device))
             total += float(torch.nn.functional.l1_loss(pred, target, reduction="sum")) / target[0].numel()
     return total / len(rows)
 
@@ -244,7 +287,12 @@ def _write_config(out: Path, config: TrainConfig, samples: DemoSamples, result: 
         "layers": config.layers,
         "fusion": config.fusion,
         "language": config.language,
-        "train": {**asdict(config), "tasks": list(config.tasks)},
+        **(
+            {"cameras": list(config.cameras), "image_size": config.image_size, "recorded_size": samples.recorded_size}
+            if config.policy == "bc-image"
+            else {}
+        ),
+        "train": {**asdict(config), "tasks": list(config.tasks), "cameras": list(config.cameras)},
         "data": {
             "files": samples.files,
             "demos": samples.demos,

@@ -161,6 +161,27 @@ def test_controllers_act_step_by_step_until_the_horizon() -> None:
     assert bad.status is Status.PARSE_ERROR and "invalid action" in str(bad.error)
 
 
+class SmallEyes(Still):
+    """Test double of a policy trained on small images: it declares their size and records what it gets."""
+
+    cameras = ("agentview", "wrist")
+    image_size = 48
+
+    def predict(self, obs: dict[str, Any]) -> np.ndarray:
+        self.shapes = {obs["image"].shape, obs["wrist_image"].shape}
+        return np.zeros((50, 7))
+
+
+@pytest.mark.render
+def test_a_controller_that_declares_an_image_size_gets_its_images_at_that_size() -> None:
+    agent = SmallEyes()
+    assert rollout(trial("s1_L0_000_pickup"), agent).status is Status.OK
+    assert agent.shapes == {(48, 48, 3)}
+    agent.image_size = 8  # type: ignore[misc]
+    with pytest.raises(ConfigError, match="image_size must be an integer from 16"):
+        rollout(trial("s1_L0_000_pickup"), agent)
+
+
 def test_runs_through_the_api_are_deterministic_and_export_the_protocol_columns(tmp_path: Path) -> None:
     kwargs: dict[str, Any] = {
         "suite": "tabletop",

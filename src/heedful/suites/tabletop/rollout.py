@@ -7,9 +7,10 @@ Two kinds of agents act here:
   they answer `done`, the horizon is used up, or `max_calls` calls were made (12 by default);
 - controllers (RoboFollow's policy interface: `reset()`, `set_instruction(text)`, `predict(obs)` returning
   an action chunk of shape (T, 7) in the simulator's `delta_eef` space) act step by step. `obs["step"]` is
-  the control step. Optional hooks: `begin_trial(trial, seed)` before `reset` (privileged: the remote agent
-  forwards it only to servers that ask, i.e. `heedful serve`'s test peers, and records that it did) and
-  `trial_report() -> (info, timing)` after the last chunk, merged into the record's `agent_info` and `timing`.
+  the control step; a controller that declares `image_size` gets its images rendered at that size.
+  Optional hooks: `begin_trial(trial, seed)` before `reset` (privileged: the remote agent forwards it only
+  to servers that ask, i.e. `heedful serve`'s test peers, and records that it did) and `trial_report() ->
+  (info, timing)` after the last chunk, merged into the record's `agent_info` and `timing`.
 
 Whatever the agent does, the trial runs its full horizon: when the agent stops early the robot holds
 still, and a policy that undoes its work after success is scored on what it did. An answer that is not a
@@ -31,7 +32,7 @@ from heedful.capabilities import Capabilities, capabilities
 from heedful.errors import ConfigError, InvalidActionError
 from heedful.records import Status
 from heedful.replies import as_reply
-from heedful.sims.tabletop.config import IMAGE_KEYS
+from heedful.sims.tabletop.config import IMAGE_KEYS, RenderConfig
 from heedful.sims.tabletop.motion import SkillResult
 from heedful.suites.tabletop.model import Layout, TabletopTrial
 from heedful.suites.tabletop.observation import observe
@@ -84,9 +85,12 @@ def run_trial(
     task = trial.task
     run = TrialRun(layout=trial_layout(trial))
     cameras = (VIDEO_CAMERA,) if video_dir else ()
-    rt = TrialRuntime(run.layout, task.horizon, cameras=cameras)
+    declared = capabilities(agent)
+    # A controller trained on smaller images sees them rendered at that size (so does the video, then).
+    size = declared.image_size if declared.kind == "controller" else None
+    render = RenderConfig(width=size, height=size) if size is not None else None
+    rt = TrialRuntime(run.layout, task.horizon, cameras=cameras, render=render)
     try:
-        declared = capabilities(agent)
         if declared.kind == "controller":
             _control(trial, agent, declared, rt, run, seed)
         elif declared.kind == "planner":
