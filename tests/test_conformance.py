@@ -19,8 +19,9 @@ from heedful.suites.registry import SUITES
 # Agents that need a model server or a policy server to answer: their declarations are checked here, their
 # rollouts run against the real embedded model / a real policy server in tests/llm and tests/remote.
 NEEDS_A_SERVER = {"decisions/llm", "household/reasoner", "household/prompter", "tabletop/planner", "tabletop/remote"}
-# Agents that need a trained model: checked with one in tests/learning (`test_the_bc_agent_keeps_the_contract`).
-NEEDS_A_MODEL = {"tabletop/bc"}
+# Agents that need a trained model: checked with one in tests/learning (`test_the_bc_agent_keeps_the_contract`)
+# and tests/agents/test_tabletop_lerobot.py (`test_the_lerobot_agent_keeps_the_contract`).
+NEEDS_A_MODEL = {"tabletop/bc", "tabletop/lerobot"}
 EPISODES = {"decisions": 3, "household": 2, "tabletop": 2}
 
 

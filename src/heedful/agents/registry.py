@@ -39,6 +39,7 @@ AGENTS: Registry[Any] = Registry(
         "tabletop/planner": "heedful.agents.tabletop:LLMPlannerAgent",
         "tabletop/remote": "heedful.remote.agent:RemoteAgent",
         "tabletop/bc": "heedful.agents.tabletop_bc:BCAgent",
+        "tabletop/lerobot": "heedful.agents.tabletop_lerobot:LeRobotAgent",
     },
 )
 
