@@ -1,11 +1,14 @@
-"""Learned baselines on the RoboFollow protocol: train bc-state with and without language, evaluate them next to
-the scripted controls, and print Table 1's measures per level with 95% intervals.
+"""Learned baselines on the RoboFollow protocol: train bc-state with and without language and bc-image, evaluate
+them next to the scripted controls, and print Table 1's measures per level with 95% intervals.
 
-    MUJOCO_GL=egl python benchmarks/learned_baselines.py [--demos data/demos] [--work runs/learned] [--workers 2]
+    MUJOCO_GL=egl python benchmarks/learned_baselines.py [--demos data/demos] [--camera-demos data/demos64]
+                                                         [--work runs/learned] [--workers 2]
     MUJOCO_GL=egl python benchmarks/learned_baselines.py --quick     # tiny sizes: checks that it runs
 
-Each agent gets two runs: L0 with 10 trials per task (750 trials) and L1-L3 with 1 trial per task (479), over all
-554 tasks. Missing demos are recorded first (`heedful demos`), models are trained into WORK/models (an existing
+bc-state trains on all 3,750 demos without cameras; bc-image on the CPU subset: the first 10 demos of each of
+the 75 training tasks (750), recorded with both cameras at 64 x 64 pixels, its input size. Each agent gets two
+runs: L0 with 10 trials per task (750 trials) and L1-L3 with 1 trial per task (479), over all 554 tasks.
+Missing demos are recorded first (`heedful demos`), models are trained into WORK/models (an existing
 trained model of the same options is resumed, so a second call only evaluates), runs are resumed. The table shows,
 per agent and level, Intent / Execution / Intent-full / Completion (task macro, %) with the task bootstrap 95% CI;
 per-scene tables are in WORK/<agent>-<levels>.txt (`heedful report`). Then the inference cost per control step of
@@ -27,9 +30,18 @@ METRICS = (("intent", "Intent"), ("execution", "Execution"), ("intent_full", "In
 LEVEL_RUNS = (("L0", ("L0",), 10), ("L123", ("L1", "L2", "L3"), 1))
 
 
+CAMERA_DEMOS = {"per_task": 10, "cameras": True, "image_size": 64}  # bc-image's subset on a CPU
+
+
 def policies(quick: bool) -> dict[str, dict[str, Any]]:
+    """Each learned policy's training options; "camera_demos" marks those trained on the camera demos."""
     size = {"epochs": 1, "hidden": 32, "layers": 2} if quick else {}
-    return {"bc-state": {"language": "instruction", **size}, "bc-state-no-language": {"language": "none", **size}}
+    return {
+        "bc-state": {"language": "instruction", **size},
+        "bc-state-no-language": {"language": "none", **size},
+        "bc-image": {"policy": "bc-image", "camera_demos": True, "epochs": 12, **size},
+        "bc-image-no-language": {"policy": "bc-image", "language": "none", "camera_demos": True, "epochs": 12, **size},
+    }
 
 
 def agents(models: Path, quick: bool) -> dict[str, tuple[str, dict[str, Any]]]:
@@ -43,9 +55,13 @@ def agents(models: Path, quick: bool) -> dict[str, tuple[str, dict[str, Any]]]:
     return table
 
 
-def evaluate_all(work: Path, models: Path, workers: int, quick: bool) -> dict[str, dict[str, Path]]:
+def evaluate_all(
+    work: Path, models: Path, workers: int, quick: bool, only: set[str] | None = None
+) -> dict[str, dict[str, Path]]:
     runs: dict[str, dict[str, Path]] = {}
     for name, (agent, args) in agents(models, quick).items():
+        if only and name not in only:
+            continue
         for label, levels, trials in LEVEL_RUNS:
             out = work / f"{name}-{label}"
             start = time.perf_counter()
@@ -95,14 +111,19 @@ def policy_ms_per_step(run: Path) -> tuple[float, float]:
     return total_ms / max(steps, 1.0), total_ms / max(predictions, 1.0)
 
 
-def simulator_ms_per_step(steps: int = 2000) -> float:
-    """The tabletop env's own control step (no cameras), holding still in the default scene."""
+def simulator_ms_per_step(steps: int = 2000, image_size: int | None = None) -> float:
+    """The tabletop env's own control step, holding still in the default scene: without cameras, or rendering
+    both cameras at `image_size` pixels every step."""
     import numpy as np
 
-    from heedful.sims.tabletop.config import SimConfig
+    from heedful.sims.tabletop.config import RenderConfig, SimConfig
     from heedful.sims.tabletop.env import TabletopEnv
 
-    env = TabletopEnv(config=SimConfig(cameras=()))
+    if image_size is None:
+        config = SimConfig(cameras=())
+    else:
+        config = SimConfig(render=RenderConfig(width=image_size, height=image_size))
+    env = TabletopEnv(config=config)
     env.reset(seed=0)
     action = np.zeros(7)
     start = time.perf_counter()
@@ -116,33 +137,57 @@ def simulator_ms_per_step(steps: int = 2000) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--demos", type=Path, default=Path("data/demos"), help="HDF5 demos (recorded if missing)")
+    parser.add_argument(
+        "--camera-demos", type=Path, default=Path("data/demos64"), help="bc-image's camera demos (recorded if missing)"
+    )
     parser.add_argument("--work", type=Path, default=Path("runs/learned"), help="models and runs go here")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--quick", action="store_true", help="tiny sizes: 2 tasks x 2 demos, 1 epoch, 4 trials a run")
+    parser.add_argument(
+        "--only",
+        action="append",
+        metavar="AGENT",
+        help="only this agent's training and runs (repeatable), e.g. bc-image",
+    )
     args = parser.parse_args()
+    only = set(args.only or ())
+    unknown = only - set(agents(Path(), args.quick))
+    if unknown:
+        parser.error(f"--only: unknown agents {sorted(unknown)}; choose from {', '.join(agents(Path(), args.quick))}")
+    chosen = {name: options for name, options in policies(args.quick).items() if not only or name in only}
     models = args.work / "models"
+    quick_tasks = ["s1_t00_pickup", "s2_t04_stack"]
     if args.quick:
-        api.demos(args.demos, per_task=2, tasks=["s1_t00_pickup", "s2_t04_stack"])
-    elif not any(args.demos.glob("*_demo.hdf5")):
-        api.demos(args.demos)
-    for name, options in policies(args.quick).items():
+        api.demos(args.demos, per_task=2, tasks=quick_tasks)
+        api.demos(args.camera_demos, **{**CAMERA_DEMOS, "per_task": 2}, tasks=quick_tasks)
+    else:
+        cameras_needed = {bool(options.get("camera_demos")) for options in chosen.values()}
+        if False in cameras_needed and not any(args.demos.glob("*_demo.hdf5")):
+            api.demos(args.demos)
+        if True in cameras_needed and not any(args.camera_demos.glob("*_demo.hdf5")):
+            api.demos(args.camera_demos, **CAMERA_DEMOS)
+    for name, options in chosen.items():
         start = time.perf_counter()
-        result = api.train(args.demos, models / name, **options)
+        options = dict(options)
+        demos = args.camera_demos if options.pop("camera_demos", False) else args.demos
+        result = api.train(demos, models / name, **options)
         print(
             f"trained {name}: {result['epochs_done']} epochs, final L1 {result['final_train_l1']:.4f}, held out "
             f"{result['final_val_l1']}, {result['parameters']:,} parameters, {result['weights_bytes'] / 1e6:.1f} MB, "
-            f"{time.perf_counter() - start:.0f} s this call",
+            f"{result['epoch_seconds_total']:.0f} s of epochs ({time.perf_counter() - start:.0f} s this call)",
             flush=True,
         )
-    runs = evaluate_all(args.work, models, args.workers, args.quick)
+    runs = evaluate_all(args.work, models, args.workers, args.quick, only)
     print("\n".join(table(runs)))
-    sim_ms = simulator_ms_per_step(200 if args.quick else 2000)
-    print(f"\nsimulator control step (no cameras): {sim_ms:.3f} ms")
-    for name in policies(args.quick):
+    steps = 200 if args.quick else 2000
+    sim_ms = simulator_ms_per_step(steps)
+    camera_ms = simulator_ms_per_step(steps, image_size=CAMERA_DEMOS["image_size"])
+    print(f"\nsimulator control step: {sim_ms:.3f} ms without cameras, {camera_ms:.3f} ms rendering both 64 px cameras")
+    for name in chosen:
         per_step, per_call = policy_ms_per_step(runs[name]["L0"])
         print(
             f"{name}: {per_call:.3f} ms per prediction, {per_step:.3f} ms per control step "
-            f"({per_step / sim_ms:.2f}x the simulator's step)"
+            f"({per_step / sim_ms:.2f}x the simulator's step without cameras)"
         )
 
 

@@ -32,6 +32,7 @@ HEAVY_FIRST = (
     "suites/tabletop/test_tabletop_suite_expert.py",  # 143 s
     "sims/tabletop/test_tabletop_skills.py",  # 122 s
     "learning/test_trainer.py",  # 74 s (one worker alone)
+    "agents/test_tabletop_lerobot.py",  # 80 s (ACT trained by lerobot's own script)
     "cli/test_cli.py",  # 72 s
     "benchmarks/test_run_all.py",  # 60 s
     "agents/test_tabletop_planner.py",  # 55 s
