@@ -1,0 +1,58 @@
+"""`heedful view RUN [RUN ...] --out DIR`: a static site of runs, with an episode browser, that opens offline."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+VIEW_HELP = "write a static site of runs: metric tables, comparisons, an episode browser with replays"
+"""The one-line help; the same text as the command table's `view` entry."""
+
+
+def add_view(sub: Any, formatter: Any) -> None:
+    p = sub.add_parser(
+        "view",
+        formatter_class=formatter,
+        help=VIEW_HELP,
+        description=(
+            "Write a static site of one or more runs into --out: open DIR/index.html in a browser (from file://, "
+            "offline: no server, nothing fetched). It shows each run's suite, agent, status counts and metric rows "
+            "(as `heedful report`); for two or more runs of one suite, their rows side by side and the paired "
+            "comparison of the first run (A) with each other one (as `heedful compare`); and an episode browser: "
+            "every record, filtered by status, correct / wrong, a group (level, category, task type: the suite's "
+            "keys) and a search of ids and instructions, each showing what the agent saw and did (instruction, "
+            "inputs, gold and prediction, raw model text, scores, tabletop stages with their reasons, household "
+            "actions and model questions). Media are made for the episodes --episodes chooses: household replay "
+            "GIFs, and tabletop videos copied from a run made with `heedful run tabletop ... --video`."
+        ),
+        epilog="example: heedful view runs/oracle runs/llm --out site --episodes failed && open site/index.html",
+    )
+    p.add_argument("runs", type=Path, nargs="+", metavar="RUN", help="run directories (the first is the baseline A)")
+    p.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        help="the site's folder (created; the files of an earlier site there are overwritten)",
+    )
+    p.add_argument(
+        "--episodes",
+        default="failed",
+        help="which episodes get media: failed (not correct, the default), all, none, or N (the first N of each "
+        "run); a household replay takes a few seconds",
+    )
+    p.add_argument("--no-progress", action="store_true", help="no progress bar while media are made")
+    p.set_defaults(handler=cmd_view)
+
+
+def cmd_view(args: argparse.Namespace) -> int:
+    from heedful.report.site import build_site
+
+    built = build_site(list(args.runs), args.out, episodes=args.episodes, progress=not args.no_progress)
+    print(
+        f"wrote {built['index']}: {built['runs']} runs, {built['episodes']} episodes, {built['media']} media "
+        f"in {built['seconds']:.1f} s",
+        file=sys.stdout,
+    )
+    return 0

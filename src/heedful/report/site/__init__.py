@@ -1,0 +1,89 @@
+"""`heedful view`: a static site of one or more runs that opens from file:// offline.
+
+The site is `index.html`, `style.css`, `app.js` and `data.js` (the runs' data as one global, loaded by a
+<script> tag: browsers refuse a fetch of local files), plus the media made on demand under `media/`. It shows
+each run's summary and metric rows (`heedful.api.report`), the paired comparisons of runs of one suite
+(`heedful.api.compare`, the first run as baseline A) and an episode browser with filters and every record's
+details. Nothing is inserted into the page as HTML: untrusted texts (instructions, model output) are text nodes.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from heedful.errors import ConfigError
+
+
+def build_site(runs: list[Path], out: Path, *, episodes: str = "failed", progress: bool = True) -> dict[str, Any]:
+    """Write the site of `runs` into `out` and return what it wrote.
+
+    Args:
+        runs: Run directories; runs of one suite are compared to the first of them.
+        out: The site's folder (created; files of an earlier site there are overwritten).
+        episodes: Which episodes get media (household replay GIFs, tabletop videos): "failed" (not correct),
+            "all", "none", or a number N (the first N episodes of each run).
+        progress: Show a progress bar on stderr while media are made.
+
+    Returns:
+        {"index": path of index.html, "runs", "episodes", "media" (counts), "seconds"}.
+
+    Raises:
+        ConfigError: no run, or a bad `episodes`.
+        RunError: a path that is not a run, or a run without records.
+    """
+    from heedful.api import _records
+    from heedful.report.site import assets, media
+    from heedful.report.site.data import comparisons, episode_entries, run_summary, to_script
+
+    start = time.perf_counter()
+    if not runs:
+        raise ConfigError("name at least one run directory: heedful view RUN [RUN ...] --out DIR")
+    media.check_episodes(episodes)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    loaded = [(f"r{i}", Path(run), *_records(run)) for i, run in enumerate(runs)]
+    summaries, entries, jobs = [], {}, []
+    for run_id, run_dir, manifest, records in loaded:
+        summary = run_summary(run_id, run_dir, manifest, records)
+        entries[run_id] = episode_entries(run_dir, manifest, records)
+        chosen, note = media.plan(manifest.spec.suite, entries[run_id], episodes)
+        summary["media_note"] = note
+        summaries.append(summary)
+        jobs += [(manifest.spec.suite, run_dir, entry, f"media/{run_id}") for entry in chosen]
+    _make_media(jobs, out, progress)
+    data = {
+        "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "episodes_option": episodes,
+        "runs": summaries,
+        "comparisons": comparisons([(run_id, run_dir, manifest) for run_id, run_dir, manifest, _ in loaded]),
+        "episodes": entries,
+    }
+    (out / "data.js").write_text(to_script(data), encoding="utf-8")
+    for name, text in assets.FILES.items():
+        (out / name).write_text(text, encoding="utf-8")
+    made = sum(1 for _, _, entry, _ in jobs if entry["media"] and entry["media"]["kind"] != "note")
+    return {
+        "index": out / "index.html",
+        "runs": len(summaries),
+        "episodes": sum(len(e) for e in entries.values()),
+        "media": made,
+        "seconds": time.perf_counter() - start,
+    }
+
+
+def _make_media(jobs: list[tuple[str, Path, dict[str, Any], str]], out: Path, progress: bool) -> None:
+    from heedful.report.site.media import make
+
+    if not jobs:
+        return
+    # imported by name so that mypy passes whether or not the types-tqdm stubs are installed (as heedful.runner)
+    tqdm = importlib.import_module("tqdm").tqdm
+    with tqdm(total=len(jobs), desc="media", unit="episode", file=sys.stderr, disable=not progress) as bar:
+        for suite, run_dir, entry, folder in jobs:
+            make(suite, run_dir, entry, out, folder)
+            bar.update(1)

@@ -1,0 +1,133 @@
+"""`heedful view`: the site's data equals the API's report and comparison, media are made on demand, and the
+page is static (no fetch, no CDN) and never parses a record's text as HTML."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from heedful.api import compare, report
+from heedful.cli.view_command import add_view, cmd_view
+from heedful.errors import ConfigError
+from heedful.report.site import build_site
+from heedful.report.site.media import NO_VIDEO, wanted
+from heedful.runner import load_run
+
+
+def site_data(out: Path) -> dict[str, Any]:
+    text = (out / "data.js").read_text(encoding="utf-8")
+    prefix = "window.HEEDFUL_SITE = "
+    assert text.startswith(prefix) and text.rstrip().endswith(";")
+    data: dict[str, Any] = json.loads(text[len(prefix) :].rstrip().rstrip(";"))
+    return data
+
+
+def test_two_decisions_runs_give_report_rows_and_the_paired_comparison(
+    site_runs: dict[str, Path], tmp_path: Path
+) -> None:
+    runs = [site_runs["dec_oracle"], site_runs["dec_majority"]]
+    built = build_site(runs, tmp_path / "site", episodes="failed", progress=False)
+    assert built["runs"] == 2 and built["episodes"] == 80 and built["media"] == 0
+    assert {p.name for p in (tmp_path / "site").iterdir()} == {"index.html", "style.css", "app.js", "data.js"}
+    data = site_data(tmp_path / "site")
+    for summary, run in zip(data["runs"], runs, strict=True):
+        rows, title = report(run)
+        assert summary["rows"] == json.loads(json.dumps([row.as_dict() for row in rows]))
+        assert summary["title"] == title and summary["suite"] == "decisions"
+        _, records = load_run(run)
+        assert [e["id"] for e in data["episodes"][summary["id"]]] == [r.episode_id for r in records]
+        assert summary["status_counts"] == {"ok": 40}
+        assert summary["correct"] == sum(1 for r in records if r.correct)
+    (comparison,) = data["comparisons"]
+    assert (comparison["a"], comparison["b"], comparison["error"]) == ("r0", "r1", None)
+    assert comparison["rows"] == json.loads(json.dumps([row.as_dict() for row in compare(*runs)]))
+    entry = data["episodes"]["r1"][0]
+    _, records = load_run(runs[1])
+    assert entry["instruction"] == records[0].inputs["instruction"] and entry["observation"]
+    assert entry["main"] == {"name": "correct", "value": float(bool(records[0].correct))}
+
+
+def test_the_page_is_static_and_never_parses_text_as_html(site_runs: dict[str, Path], tmp_path: Path) -> None:
+    build_site([site_runs["dec_oracle"]], tmp_path, episodes="none", progress=False)
+    page = "\n".join((tmp_path / name).read_text(encoding="utf-8") for name in ("index.html", "app.js", "style.css"))
+    for forbidden in (
+        "innerHTML",
+        "outerHTML",
+        "insertAdjacentHTML",
+        "document.write",
+        "fetch(",
+        "http://",
+        "https://",
+    ):
+        assert forbidden not in page, forbidden
+    html = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert html.index('src="data.js"') < html.index('src="app.js"')
+
+
+def test_household_replays_are_made_for_the_chosen_episodes(site_runs: dict[str, Path], tmp_path: Path) -> None:
+    built = build_site([site_runs["hh_oracle"]], tmp_path, episodes="1", progress=False)
+    assert built["media"] == 1
+    entries = site_data(tmp_path)["episodes"]["r0"]
+    assert entries[0]["media"] == {"kind": "image", "path": f"media/r0/{entries[0]['id']}.gif"}
+    assert (tmp_path / entries[0]["media"]["path"]).read_bytes()[:6] in (b"GIF87a", b"GIF89a")
+    assert all(e["media"] is None for e in entries[1:])
+    assert entries[0]["details"][0][0] == "actions" and entries[0]["scores"]["success"] == 1.0
+
+
+def test_tabletop_videos_are_copied_and_a_run_without_says_how_to_get_them(
+    site_runs: dict[str, Path], tmp_path: Path
+) -> None:
+    build_site([site_runs["tt_oracle"], site_runs["tt_video"]], tmp_path, episodes="all", progress=False)
+    data = site_data(tmp_path)
+    assert data["runs"][0]["media_note"] == NO_VIDEO and "--video" in NO_VIDEO
+    assert all(e["media"] is None for e in data["episodes"]["r0"])
+    assert data["runs"][1]["media_note"] is None
+    for entry in data["episodes"]["r1"]:
+        assert entry["media"]["kind"] == "video"
+        copied = tmp_path / entry["media"]["path"]
+        assert copied.read_bytes() == Path(entry["prediction"]["video"]).read_bytes()
+        assert entry["stages"] and all(stage["detail"] for stage in entry["stages"])
+    assert data["comparisons"][0]["error"] is None and data["comparisons"][0]["rows"]
+
+
+def test_episodes_chooses_failed_all_the_first_n_or_none() -> None:
+    entries = [{"id": str(i), "correct": c} for i, c in enumerate([True, False, None, True])]
+    assert [e["id"] for e in wanted(entries, "failed")] == ["1", "2"]
+    assert len(wanted(entries, "all")) == 4 and wanted(entries, "none") == []
+    assert [e["id"] for e in wanted(entries, "3")] == ["0", "1", "2"]
+
+
+def test_bad_arguments_say_what_is_expected(site_runs: dict[str, Path], tmp_path: Path) -> None:
+    for episodes in ("some", "0", "-1"):
+        with pytest.raises(ConfigError, match="failed, all, none or a number N"):
+            build_site([site_runs["dec_oracle"]], tmp_path, episodes=episodes, progress=False)
+    with pytest.raises(ConfigError, match="at least one run"):
+        build_site([], tmp_path, progress=False)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="heedful")
+    add_view(parser.add_subparsers(dest="command"), argparse.HelpFormatter)
+    return parser
+
+
+def test_cmd_view_builds_the_site_and_its_help_explains(
+    site_runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    parser = _parser()
+    out = tmp_path / "site"
+    args = parser.parse_args(["view", str(site_runs["dec_oracle"]), "--out", str(out), "--episodes", "none"])
+    assert args.handler is cmd_view and args.episodes == "none" and not args.no_progress
+    args = parser.parse_args(["view", str(site_runs["dec_oracle"]), "--out", str(out), "--no-progress"])
+    assert args.handler(args) == 0
+    assert f"wrote {out / 'index.html'}: 1 runs, 40 episodes, 0 media" in capsys.readouterr().out
+    assert (out / "data.js").is_file()
+    with pytest.raises(SystemExit):
+        parser.parse_args(["view", "--help"])
+    text = capsys.readouterr().out
+    for flag in ("--out", "--episodes", "--no-progress", "file://", "--video", "side by side"):
+        assert flag in " ".join(text.split()), flag
