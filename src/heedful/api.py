@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from heedful.capabilities import capabilities
 from heedful.errors import ConfigError, DatasetError, RunError
@@ -149,21 +149,36 @@ def report(
     run_dir: Path | str, *, resamples: int = 10_000, cluster: str | None = None, seed: int = 0
 ) -> tuple[list[MetricRow], str]:
     """Metric rows of a run and a one-line title describing it."""
-    _, rows, title = _report(run_dir, resamples=resamples, cluster=cluster, seed=seed)
-    return rows, title
+    found = _report(run_dir, resamples=resamples, cluster=cluster, seed=seed)
+    return found.rows, found.title
 
 
-def report_text(run_dir: Path | str, *, resamples: int = 10_000, cluster: str | None = None, seed: int = 0) -> str:
-    """The report as a terminal table, in the suite's own layout, with a usage line for model runs."""
-    from heedful.metrics.usage import USAGE_GROUP, format_usage
+def report_text(
+    run_dir: Path | str, *, format: str = "table", resamples: int = 10_000, cluster: str | None = None, seed: int = 0
+) -> str:
+    """The report as text in `format` (heedful.report.REPORT_FORMATS): "table", the terminal table in the suite's
+    own layout with a usage line for model runs; "json" or "csv", every row; "markdown" or "latex", the suite's
+    paper tables and then every row (booktabs `table` floats with a caption naming suite, agent and records)."""
+    from heedful.report.formats import check_format, render
 
-    suite, rows, title = _report(run_dir, resamples=resamples, cluster=cluster, seed=seed)
-    text = suite.render_report([row for row in rows if row.group != USAGE_GROUP], title)
-    usage = format_usage(rows)
-    return f"{text}\n{usage}" if usage else str(text)
+    check_format(format)
+    found = _report(run_dir, resamples=resamples, cluster=cluster, seed=seed)
+    return render(
+        format, found.suite, found.rows, title=found.title, caption=found.caption, agent=found.manifest.spec.agent
+    )
 
 
-def _report(run_dir: Path | str, *, resamples: int, cluster: str | None, seed: int) -> tuple[Any, list[MetricRow], str]:
+class _Report(NamedTuple):
+    suite: Any
+    manifest: Any
+    rows: list[MetricRow]
+    title: str
+    caption: str
+    """Suite, agent and records, for a table's caption."""
+    records: int
+
+
+def _report(run_dir: Path | str, *, resamples: int, cluster: str | None, seed: int) -> _Report:
     from heedful.metrics.usage import usage_rows
     from heedful.suites.registry import get_suite
 
@@ -183,12 +198,56 @@ def _report(run_dir: Path | str, *, resamples: int, cluster: str | None, seed: i
     mode = _run_mode(suite, spec.options)
     if "constrained" in manifest.agent:  # language-model agents say how the answer format was enforced
         mode += " | output " + ("constrained (json_schema)" if manifest.agent["constrained"] else "unconstrained")
+    coverage = _coverage(suite, manifest, len(records))
     title = (
-        f"{spec.suite} | agent {spec.agent}{mode} | {_coverage(suite, manifest, len(records))} | "
+        f"{spec.suite} | agent {spec.agent}{mode} | {coverage} | "
         f"state {manifest.state} | "
         f"dataset {spec.dataset_hash[:19]}"
     )
-    return suite, rows, title
+    caption = f"{spec.suite} suite, agent {run_name(manifest, suite)}: {coverage}"
+    return _Report(suite, manifest, rows, title, caption, len(records))
+
+
+def plot(runs: Sequence[Path | str], out: Path | str, *, resamples: int = 10_000, seed: int = 0) -> Path:
+    """Draw the main figure of one suite's runs into `out` (.pdf or .svg, vector; .png) and return its path: the
+    suite's `figure` layout filled with each run's report rows, several runs side by side (one bar per run, the
+    legend naming each run's agent). See `heedful plot --help`.
+
+    Raises:
+        ConfigError: no run, an unknown extension, or runs of different suites.
+        MissingDependencyError: matplotlib is not installed (heedful[plots]).
+        RunError: a path that is not a run.
+    """
+    from heedful.report.plot import (
+        RunRows,
+        figure_format,
+        figure_title,
+        legend_labels,
+        require_matplotlib,
+        write_figure,
+    )
+    from heedful.runner.manifest import read_manifest
+
+    out = Path(out)
+    figure_format(out)  # a wrong extension, a missing matplotlib or mixed suites fail before any report is computed
+    require_matplotlib()
+    if not runs:
+        raise ConfigError("name at least one run directory to plot: heedful plot RUN [RUN ...] --out FIG.pdf")
+    suites = [read_manifest(Path(run)).spec.suite for run in runs]
+    if len(set(suites)) > 1:
+        listed = ", ".join(f"{run} ({suite})" for run, suite in zip(runs, suites, strict=True))
+        raise ConfigError(
+            f"runs of different suites cannot share a figure: {listed}; plot each suite's runs with its own "
+            "heedful plot command"
+        )
+    found = [_report(run, resamples=resamples, cluster=None, seed=seed) for run in runs]
+    layout = found[0].suite.figure
+    if layout is None:
+        raise ConfigError(f"suite {suites[0]} declares no figure (Suite.figure); use heedful report")
+    labels = legend_labels([run_name(f.manifest, f.suite) for f in found], [Path(run).name for run in runs])
+    series = [RunRows(label, f.rows) for label, f in zip(labels, found, strict=True)]
+    write_figure(layout, series, out, figure_title(suites[0], [f.records for f in found]))
+    return out
 
 
 def _coverage(suite: Any, manifest: Any, n: int) -> str:
@@ -220,6 +279,16 @@ def describe_run(run_dir: Path | str) -> str:
     agent = f"{spec.agent} {model}" if model else spec.agent
     mode = _run_mode(get_suite(spec.suite), spec.options)
     return f"{run_dir} | agent {agent}{mode} | {len(records)} records"
+
+
+def run_name(manifest: Any, suite: Any) -> str:
+    """The agent of a run as legends and captions name it: its name, its model, how the run showed the episodes
+    (e.g. "llm SmolLM2-135M (masked)")."""
+    model = manifest.agent.get("model")
+    agent = f"{manifest.spec.agent} {model}" if model else str(manifest.spec.agent)
+    parts = [part.strip() for part in _run_mode(suite, manifest.spec.options).split("|")]
+    mode = [part[1:-1] if part[:1] + part[-1:] == "()" else part for part in parts if part]
+    return f"{agent} ({', '.join(mode)})" if mode else agent
 
 
 def _run_mode(suite: Any, options: dict[str, Any]) -> str:

@@ -47,3 +47,10 @@ def test_version_is_read_when_asked() -> None:
         [sys.executable, "-m", "heedful", "--version"], capture_output=True, text=True, check=True, timeout=60
     )
     assert out.stdout.startswith("heedful ") and len(out.stdout.split()) == 2
+
+
+def test_plot_help_loads_no_matplotlib() -> None:
+    code = "from heedful.cli.main import main\ntry:\n    main(['plot', '--help'])\nexcept SystemExit:\n    pass"
+    loaded = _loaded_after(code)
+    assert "heedful.cli.results_commands" in loaded
+    assert _present(loaded, HEAVY) == []

@@ -25,7 +25,16 @@ _CLI = "heedful.cli."
 COMMANDS = (
     Command("generate", "generate a benchmark dataset as files", _CLI + "commands:add_generate"),
     Command("run", "evaluate an agent on a suite (resumable)", _CLI + "commands:add_run"),
-    Command("report", "metrics of a run with confidence intervals", _CLI + "results_commands:add_report"),
+    Command(
+        "report",
+        "metrics of a run with confidence intervals (table, json, csv, markdown, latex)",
+        _CLI + "results_commands:add_report",
+    ),
+    Command(
+        "plot",
+        "the suite's main figure of one or more runs, with error bars (pdf, svg, png)",
+        _CLI + "results_commands:add_plot",
+    ),
     Command("export", "write a run or a dataset as JSONL or Parquet", _CLI + "results_commands:add_export"),
     Command("compare", "paired comparison of two runs on the same dataset", _CLI + "results_commands:add_compare"),
     Command("schema", "print the JSON Schema of a suite's episode lines", _CLI + "results_commands:add_schema"),

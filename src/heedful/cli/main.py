@@ -20,6 +20,8 @@ typical session:
   heedful run decisions --agent oracle --out runs/oracle    # evaluate an agent (resumable)
   heedful report runs/oracle                                # metrics with 95% CIs
   heedful compare runs/a runs/b                             # paired differences, McNemar
+  heedful report runs/oracle --format latex > table.tex     # paper tables (also markdown, csv)
+  heedful plot runs/a runs/b --out fig.pdf                  # the suite's figure, runs side by side
 """
 
 

@@ -1,4 +1,4 @@
-"""Subcommands that read runs and datasets: report, export, compare, schema, list, replay."""
+"""Subcommands that read runs and datasets: report, plot, export, compare, schema, list, replay."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from heedful.cli.command_table import command_help
 from heedful.cli.common import suite_arg
 from heedful.cli.parser import key_values
 from heedful.errors import ConfigError
+from heedful.report import REPORT_FORMATS
 
 # --- report, export, compare
 
@@ -33,7 +34,16 @@ def add_report(sub: Any, formatter: Any) -> None:
         action="store_true",
         help="print the glossary: what every column, mark and metric means (after the report when RUN is given)",
     )
-    p.add_argument("--format", choices=["table", "json"], default="table")
+    p.add_argument(
+        "--format",
+        choices=REPORT_FORMATS,
+        default="table",
+        help="table: the terminal table in the suite's layout; json, csv: every row (metric, group, value, CI, n, "
+        "k, Wilson, unit, method, chance; csv adds collapsed), plain numbers; markdown, latex: the suite's paper "
+        "tables (tabletop: Table 1 per scene and level; household: SR and SPL per task type, Table 6), then every "
+        "row, values in %% with 95%% intervals (latex: booktabs table floats to \\input, captions naming suite, "
+        "agent, records and interval method)",
+    )
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
     p.add_argument(
         "--cluster",
@@ -46,9 +56,8 @@ def add_report(sub: Any, formatter: Any) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from heedful.api import report, report_text
+    from heedful.api import report_text
     from heedful.report.glossary import explain
-    from heedful.report.render import rows_to_json
     from heedful.suites.registry import SUITES, get_suite
 
     if args.run is None or (args.explain and not args.run.exists()):
@@ -65,11 +74,44 @@ def cmd_report(args: argparse.Namespace) -> int:
         print()
         print(explain([get_suite(read_manifest(args.run).spec.suite)]))
         return 0
-    if args.format == "json":
-        rows, _ = report(args.run, **options)
-        print(rows_to_json(rows))
-    else:
-        print(report_text(args.run, **options))
+    print(report_text(args.run, format=args.format, **options))
+    return 0
+
+
+def add_plot(sub: Any, formatter: Any) -> None:
+    p = sub.add_parser(
+        "plot",
+        formatter_class=formatter,
+        help=command_help("plot"),
+        description=(
+            "Draw the suite's main figure from one or more runs of that suite, with 95% error bars from the report: "
+            "decisions, the headline metrics per constraint category (several runs: one panel per metric, and "
+            "decision invariance vs sensitivity per run); tabletop, Intent and Execution per level and per scene; "
+            "household, SPL and SR per split and task type. Several runs stand side by side, one bar per run in "
+            "each group, the legend naming each run's agent. Dashed error bars are Wilson intervals where every "
+            "bootstrap resample scored alike; dotted ticks mark the chance level. The same runs give byte-identical "
+            'files. Needs matplotlib: pip install "heedful[plots]".'
+        ),
+        epilog=(
+            "examples:\n"
+            "  heedful plot runs/oracle --out fig/decisions.pdf\n"
+            "  heedful plot runs/oracle runs/majority-masked --out fig/decisions.svg   # side by side"
+        ),
+    )
+    p.add_argument("runs", type=Path, nargs="+", metavar="RUN", help="run directories, all of one suite")
+    p.add_argument(
+        "--out", type=Path, required=True, help="the figure file: .pdf or .svg (vector) or .png (raster, 200 dpi)"
+    )
+    p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples of each run's report")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    p.set_defaults(handler=cmd_plot)
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    from heedful.api import plot
+
+    out = plot(args.runs, args.out, resamples=args.resamples, seed=args.seed)
+    print(f"wrote {out} ({len(args.runs)} run{'s' if len(args.runs) > 1 else ''})")
     return 0
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from heedful.errors import ConfigError
+from heedful.metrics.layouts import FigureLayout, PaperTable
 from heedful.metrics.rows import MetricRow
 from heedful.metrics.spec import MetricSpec
 from heedful.records import Record, Status
@@ -173,6 +174,17 @@ class Suite(Protocol):
     task_columns: tuple[str, ...]
     """The grouping keys (`episode.keys()`) that `heedful list tasks SUITE` prints beside each id."""
 
+    @property
+    def paper_tables(self) -> tuple[PaperTable, ...]:
+        """The report's tables in the papers' layouts, for `heedful report --format markdown|latex` (before the table of
+        every row); empty: that table alone (heedful.metrics.layouts)."""
+        ...
+
+    @property
+    def figure(self) -> FigureLayout | None:
+        """The suite's main figure, for `heedful plot`; None: the suite has none (heedful.metrics.layouts)."""
+        ...
+
     def describe_task(self, episode: Any) -> tuple[str, str]:
         """(instruction, one-line description) of one dataset line, for `heedful.tasks` and `heedful list tasks`."""
         ...
@@ -245,6 +257,14 @@ class SuiteBase:
     sample_strata = "no groups (a seeded random sample)"
     task_columns: tuple[str, ...] = ()
     glossary: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def paper_tables(self) -> tuple[PaperTable, ...]:
+        return ()
+
+    @property
+    def figure(self) -> FigureLayout | None:
+        return None
 
     def describe_task(self, episode: Any) -> tuple[str, str]:
         return str(getattr(episode, "instruction", "")), ""

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from heedful.metrics.layouts import FigureLayout, PaperTable
 from heedful.metrics.rows import MetricRow
 from heedful.metrics.spec import MetricSpec
 from heedful.records import PROMPT, Record, Status
@@ -205,6 +206,18 @@ class DecisionsSuite(SuiteBase):
         from heedful.metrics.decisions import SPEC
 
         return SPEC
+
+    @property
+    def paper_tables(self) -> tuple[PaperTable, ...]:
+        from heedful.suites.decisions.layouts import PAPER_TABLES
+
+        return PAPER_TABLES
+
+    @property
+    def figure(self) -> FigureLayout:
+        from heedful.suites.decisions.layouts import FIGURE
+
+        return FIGURE
 
     def compare(
         self, records_a: Sequence[Record], records_b: Sequence[Record], *, resamples: int, seed: int

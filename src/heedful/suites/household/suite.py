@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from heedful.errors import ConfigError
+from heedful.metrics.layouts import FigureLayout, PaperTable
 from heedful.metrics.rows import MetricRow
 from heedful.metrics.spec import MetricSpec
 from heedful.records import Record, Status
@@ -205,6 +206,18 @@ class HouseholdSuite(SuiteBase):
         from heedful.metrics.household_error_table import ERROR_SPEC
 
         return SPEC + ERROR_SPEC
+
+    @property
+    def paper_tables(self) -> tuple[PaperTable, ...]:
+        from heedful.suites.household.layouts import PAPER_TABLES
+
+        return PAPER_TABLES
+
+    @property
+    def figure(self) -> FigureLayout:
+        from heedful.suites.household.layouts import FIGURE
+
+        return FIGURE
 
     def compare(
         self, records_a: Sequence[Record], records_b: Sequence[Record], *, resamples: int, seed: int

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from heedful.errors import ConfigError, DatasetError
+from heedful.metrics.layouts import FigureLayout, PaperTable
 from heedful.metrics.rows import MetricRow
 from heedful.metrics.spec import MetricSpec
 from heedful.payloads.tabletop import TrialPayload
@@ -295,6 +296,18 @@ class TabletopSuite(SuiteBase):
         from heedful.metrics.tabletop import SPEC
 
         return SPEC
+
+    @property
+    def paper_tables(self) -> tuple[PaperTable, ...]:
+        from heedful.suites.tabletop.layouts import PAPER_TABLES
+
+        return PAPER_TABLES
+
+    @property
+    def figure(self) -> FigureLayout:
+        from heedful.suites.tabletop.layouts import FIGURE
+
+        return FIGURE
 
     def compare(
         self, records_a: Sequence[Record], records_b: Sequence[Record], *, resamples: int, seed: int

@@ -1,0 +1,210 @@
+"""`heedful report --format markdown|csv`: the report's rows as a Markdown table (after the suite's paper tables)
+and as CSV, from the same `MetricRow`s as the terminal table and JSON (standard library only).
+
+CSV has one line per row of the JSON report, status and usage rows included, with plain numbers (proportions as
+fractions, as in JSON, an empty cell for null) and a `collapsed` column. Markdown and LaTeX (heedful.report.latex)
+print proportions in % with one decimal; a collapsed bootstrap interval is marked `*`, as in the terminal table.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from heedful.errors import ConfigError
+from heedful.metrics.layouts import Column, PaperTable
+from heedful.metrics.rows import STATUS_GROUP, MetricRow
+from heedful.metrics.usage import USAGE_GROUP, format_usage
+from heedful.report import REPORT_FORMATS
+from heedful.report.render import COLLAPSED_NOTE, MISSING, _count, _interval, _status_line
+
+CSV_COLUMNS = (
+    "metric",
+    "group",
+    "value",
+    "ci_low",
+    "ci_high",
+    "n",
+    "k",
+    "wilson_low",
+    "wilson_high",
+    "unit",
+    "ci_method",
+    "chance",
+    "collapsed",
+)
+CHANCE_NOTE = "the exact score of an agent that ignores what the suite tests, computed, not sampled"
+
+
+def check_format(fmt: str) -> None:
+    """Raises ConfigError for a format `heedful report` does not write, naming the ones it does."""
+    if fmt not in REPORT_FORMATS:
+        raise ConfigError(f"unknown report format {fmt!r}; choose one of {', '.join(REPORT_FORMATS)}")
+
+
+def render(fmt: str, suite: Any, rows: Sequence[MetricRow], *, title: str, caption: str, agent: str) -> str:
+    """The report of a run of `suite` in format `fmt` (heedful.report.REPORT_FORMATS).
+
+    Args:
+        fmt: The format; "table" is the suite's own terminal layout with a usage line for model runs.
+        suite: The run's suite (its `render_report` and `paper_tables`).
+        rows: The report's rows.
+        title: The report's title line (table, markdown).
+        caption: Suite, agent and records, for LaTeX captions.
+        agent: The agent's name, for LaTeX labels.
+    """
+    from heedful.report.latex import label_for, to_latex
+    from heedful.report.render import rows_to_json
+
+    check_format(fmt)
+    if fmt == "json":
+        return rows_to_json(rows)
+    if fmt == "csv":
+        return to_csv(rows)
+    if fmt == "markdown":
+        return to_markdown(rows, title, suite.paper_tables)
+    if fmt == "latex":
+        return to_latex(rows, caption, suite.paper_tables, label_for(suite.name, agent))
+    text = str(suite.render_report([row for row in rows if row.group != USAGE_GROUP], title))
+    usage = format_usage(rows)
+    return f"{text}\n{usage}" if usage else text
+
+
+def metric_rows(rows: Sequence[MetricRow]) -> list[MetricRow]:
+    """The rows with an estimate: all but the status and usage rows (counts, printed as one line each)."""
+    return [row for row in rows if row.group not in (STATUS_GROUP, USAGE_GROUP)]
+
+
+def ci_methods(rows: Sequence[MetricRow]) -> list[str]:
+    """The interval methods of rows that have a bootstrap interval, sorted."""
+    return sorted({row.ci_method for row in rows if row.ci_low is not None and row.ci_high is not None})
+
+
+def number(value: float | None) -> str:
+    """A proportion in %, one decimal, without the sign; `-` where missing."""
+    return MISSING if value is None or not math.isfinite(value) else f"{100 * value:.1f}"
+
+
+def counts(row: MetricRow) -> str:
+    """`k/n unit`, or `n unit` for a mean (as the terminal table)."""
+    return _count(row.k, row.n, row.unit)
+
+
+def interval(row: MetricRow) -> str:
+    """The bootstrap interval in %, with `*` where it collapsed to one point."""
+    return _interval(row.ci_low, row.ci_high) + ("*" if row.collapsed else "")
+
+
+def cell_parts(column: Column, row: MetricRow | None) -> tuple[str, str]:
+    """(number, interval) of a paper-table cell; the interval is empty unless the column shows an estimate."""
+    if row is None:
+        return MISSING, ""
+    if column.show == "n":
+        return str(row.n), ""
+    if column.show == "chance":
+        return number(row.chance), ""
+    if column.show == "value" or row.ci_low is None or row.ci_high is None:
+        return number(row.value), ""
+    return number(row.value), interval(row)
+
+
+def full_columns(rows: Sequence[MetricRow]) -> list[str]:
+    """Headers of the table of every row: a chance column where any row has one, a method column where the rows'
+    interval methods differ."""
+    with_chance = any(row.chance is not None for row in rows)
+    header = ["group", "metric", "value", *(["chance"] if with_chance else []), "95% CI"]
+    if len({row.ci_method for row in rows}) > 1:
+        header.append("method")
+    return [*header, "Wilson 95%", "k/n"]
+
+
+def full_cells(row: MetricRow, header: Sequence[str]) -> list[str]:
+    """The cells of one row under `header` (from `full_columns`)."""
+    cells = {
+        "group": row.group,
+        "metric": row.metric,
+        "value": number(row.value),
+        "chance": number(row.chance),
+        "95% CI": interval(row),
+        "method": row.ci_method,
+        "Wilson 95%": _interval(row.wilson_low, row.wilson_high),
+        "k/n": counts(row),
+    }
+    return [cells[name] for name in header]
+
+
+def interval_note(rows: Sequence[MetricRow]) -> str:
+    """What the intervals are, in one sentence."""
+    methods = ci_methods(rows)
+    return (
+        f"Values in %; 95% CI: {', '.join(methods) or MISSING} (percentile); "
+        "Wilson 95%: the units taken as independent."
+    )
+
+
+def to_csv(rows: Sequence[MetricRow]) -> str:
+    """Every row of the report, one CSV line each, in the JSON report's order, with a header line."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for row in rows:
+        data = {**row.as_dict(), "collapsed": row.collapsed}
+        writer.writerow([_csv_value(data[name]) for name in CSV_COLUMNS])
+    return out.getvalue().rstrip("\n")
+
+
+def _csv_value(value: object) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def to_markdown(rows: Sequence[MetricRow], title: str, tables: Sequence[PaperTable]) -> str:
+    """The title, what the intervals are, the status line, each paper table the rows fill, then every row."""
+    measured = metric_rows(rows)
+    lines = [f"**{_md(title, cell=False)}**", "", _md(interval_note(measured), cell=False)]
+    if any(row.chance is not None for row in measured):
+        lines[-1] += f" chance: {CHANCE_NOTE}."
+    status = [row for row in rows if row.group == STATUS_GROUP]
+    if status:
+        lines += ["", _md(_status_line(status), cell=False)]
+    for table in tables:
+        present = table.present(measured)
+        if not present:
+            continue
+        lines += ["", f"*{_md(table.title, cell=False)}*", ""]
+        header = [*table.label_columns, *(column.label for column in table.columns)]
+        body = []
+        for labels, by_metric in present:
+            parts = [cell_parts(column, by_metric.get(column.metric)) for column in table.columns]
+            body.append([*labels, *(f"{value} {ci}".rstrip() for value, ci in parts)])
+        lines += _md_table(header, body, len(table.label_columns))
+    if measured:
+        header = full_columns(measured)
+        lines += ["", *_md_table(header, [full_cells(row, header) for row in measured], 2)]
+    if any(row.collapsed for row in measured):
+        lines += ["", _md(" ".join(COLLAPSED_NOTE.split()), cell=False)]
+    usage = format_usage(rows)
+    if usage:
+        lines += ["", _md(usage, cell=False)]
+    return "\n".join(lines)
+
+
+def _md_table(header: Sequence[str], body: Sequence[Sequence[str]], left: int) -> list[str]:
+    """A pipe table: the first `left` columns aligned left, the others right."""
+    align = ["---" if i < left else "--:" for i in range(len(header))]
+    return ["| " + " | ".join(_md(cell) for cell in line) + " |" for line in (header, align, *body)]
+
+
+def _md(text: str, *, cell: bool = True) -> str:
+    """Escape what Markdown would read as markup (`*`, `<`, backquotes; in a table cell also `|`)."""
+    if set(text) <= {"-", ":"}:  # an alignment cell
+        return text
+    for char in ("\\", "|", "*", "<", ">", "`") if cell else ("\\", "*", "<", ">", "`"):
+        text = text.replace(char, "\\" + char)
+    return text

@@ -1,0 +1,40 @@
+"""The tabletop suite's paper table (Table 1, one line per scene x level) and figure (Intent vs Execution)."""
+
+from __future__ import annotations
+
+from heedful.metrics.groups import ALL, group_name
+from heedful.metrics.layouts import Column, FigureLayout, Panel, PaperTable
+from heedful.metrics.tabletop import LEVELS, SCENES
+
+# With a 95% interval in every cell, Table 1's 20 columns (scenes x levels) do not fit a page: one line per
+# scene x level instead, then each level over all tasks (a task macro, not the mean of the scene values).
+_ALL_SCENES = "all scenes"
+_LINES = (
+    *(((s, lv), group_name(s, lv)) for s in SCENES for lv in LEVELS),
+    *(((_ALL_SCENES, lv), group_name(lv)) for lv in LEVELS),
+    ((_ALL_SCENES, "all"), ALL),
+)
+PAPER_TABLES = (
+    PaperTable(
+        title="Table 1 layout: task macro per scene and level (%, 95% CI)",
+        label_columns=("scene", "level"),
+        columns=(
+            Column("Intent", "intent"),
+            Column("Execution", "execution"),
+            Column("Intent-full", "intent_full"),
+            Column("Completion", "complete"),
+        ),
+        lines=_LINES,
+    ),
+)
+_INTENT_EXECUTION = (("intent", "Intent"), ("execution", "Execution"))
+FIGURE = FigureLayout(
+    panels=(
+        Panel("per level (all scenes)", _INTENT_EXECUTION, tuple((lv, lv) for lv in LEVELS)),
+        *(
+            Panel(f"scene {s.removeprefix('S')}", _INTENT_EXECUTION, tuple((group_name(s, lv), lv) for lv in LEVELS))
+            for s in SCENES
+        ),
+    ),
+    columns=5,
+)
