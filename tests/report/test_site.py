@@ -124,7 +124,7 @@ def test_cmd_view_builds_the_site_and_its_help_explains(
     assert args.handler is cmd_view and args.episodes == "none" and not args.no_progress
     args = parser.parse_args(["view", str(site_runs["dec_oracle"]), "--out", str(out), "--no-progress"])
     assert args.handler(args) == 0
-    assert f"wrote {out / 'index.html'}: 1 runs, 40 episodes, 0 media" in capsys.readouterr().out
+    assert f"wrote {out / 'index.html'}: 1 run(s), 40 episodes, 0 media" in capsys.readouterr().out
     assert (out / "data.js").is_file()
     with pytest.raises(SystemExit):
         parser.parse_args(["view", "--help"])

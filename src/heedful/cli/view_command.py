@@ -39,6 +39,7 @@ def add_view(sub: Any, formatter: Any) -> None:
     p.add_argument(
         "--episodes",
         default="failed",
+        metavar="failed|all|none|N",
         help="which episodes get media: failed (not correct, the default), all, none, or N (the first N of each "
         "run); a household replay takes a few seconds",
     )
@@ -51,7 +52,7 @@ def cmd_view(args: argparse.Namespace) -> int:
 
     built = build_site(list(args.runs), args.out, episodes=args.episodes, progress=not args.no_progress)
     print(
-        f"wrote {built['index']}: {built['runs']} runs, {built['episodes']} episodes, {built['media']} media "
+        f"wrote {built['index']}: {built['runs']} run(s), {built['episodes']} episodes, {built['media']} media "
         f"in {built['seconds']:.1f} s",
         file=sys.stdout,
     )
