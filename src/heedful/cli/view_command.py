@@ -34,6 +34,7 @@ def add_view(sub: Any, formatter: Any) -> None:
         "--out",
         type=Path,
         required=True,
+        metavar="DIR",
         help="the site's folder (created; the files of an earlier site there are overwritten)",
     )
     p.add_argument(
