@@ -44,6 +44,11 @@ COMMANDS = (
         "show", "print one episode of a run: input, gold, prediction, raw text, scores", _CLI + "show_command:add_show"
     ),
     Command(
+        "view",
+        "write a static site of runs: metric tables, comparisons, an episode browser with replays",
+        _CLI + "view_command:add_view",
+    ),
+    Command(
         "merge", "join the shard runs of one run (--shard I/N) into one run directory", _CLI + "show_command:add_merge"
     ),
     Command("entropy", "scene entropy H(T | S) of a task set", _CLI + "tabletop_commands:add_entropy"),

@@ -7,15 +7,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-VIEW_HELP = "write a static site of runs: metric tables, comparisons, an episode browser with replays"
-"""The one-line help; the same text as the command table's `view` entry."""
+from heedful.cli.command_table import command_help
 
 
 def add_view(sub: Any, formatter: Any) -> None:
     p = sub.add_parser(
         "view",
         formatter_class=formatter,
-        help=VIEW_HELP,
+        help=command_help("view"),
         description=(
             "Write a static site of one or more runs into --out: open DIR/index.html in a browser (from file://, "
             "offline: no server, nothing fetched). It shows each run's suite, agent, status counts and metric rows "
