@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from heedful.api import compare, report
+from heedful.api import compare, plot, report
 from heedful.cli.view_command import add_view, cmd_view
 from heedful.errors import ConfigError
 from heedful.report.site import build_site
+from heedful.report.site.figures import NO_MATPLOTLIB
 from heedful.report.site.media import NO_VIDEO, wanted
 from heedful.runner import load_run
 
@@ -32,7 +35,8 @@ def test_two_decisions_runs_give_report_rows_and_the_paired_comparison(
     runs = [site_runs["dec_oracle"], site_runs["dec_majority"]]
     built = build_site(runs, tmp_path / "site", episodes="failed", progress=False)
     assert built["runs"] == 2 and built["episodes"] == 80 and built["media"] == 0
-    assert {p.name for p in (tmp_path / "site").iterdir()} == {"index.html", "style.css", "app.js", "data.js"}
+    names = {p.name for p in (tmp_path / "site").iterdir()}
+    assert names - {"media"} == {"index.html", "style.css", "app.js", "data.js"}  # media/: the figure, if drawn
     data = site_data(tmp_path / "site")
     for summary, run in zip(data["runs"], runs, strict=True):
         rows, title = report(run)
@@ -66,6 +70,36 @@ def test_the_page_is_static_and_never_parses_text_as_html(site_runs: dict[str, P
         assert forbidden not in page, forbidden
     html = (tmp_path / "index.html").read_text(encoding="utf-8")
     assert html.index('src="data.js"') < html.index('src="app.js"')
+
+
+def test_each_suite_gets_the_figure_heedful_plot_draws_of_its_runs(site_runs: dict[str, Path], tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    decisions = [site_runs["dec_oracle"], site_runs["dec_majority"]]
+    built = build_site([*decisions, site_runs["hh_oracle"]], tmp_path / "site", episodes="none", progress=False)
+    assert built["figures"] == 2
+    figures = site_data(tmp_path / "site")["figures"]
+    assert figures == [
+        {"suite": "decisions", "runs": ["r0", "r1"], "path": "media/figure-decisions.svg", "note": None},
+        {"suite": "household", "runs": ["r2"], "path": "media/figure-household.svg", "note": None},
+    ]
+    drawn = tmp_path / "site" / figures[0]["path"]
+    assert drawn.read_bytes() == plot(decisions, tmp_path / "plot.svg").read_bytes()  # the same code, byte for byte
+    text = " ".join("".join(e.itertext()) for e in ET.parse(drawn).getroot().iter() if e.tag.endswith("}text"))
+    assert "decisions suite" in text and "oracle" in text and "majority" in text
+
+
+def test_without_matplotlib_the_site_stands_and_says_how_to_install_it(
+    site_runs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` raises ImportError
+    built = build_site([site_runs["dec_oracle"], site_runs["hh_oracle"]], tmp_path, episodes="none", progress=False)
+    assert built["figures"] == 0 and built["runs"] == 2 and not (tmp_path / "media").exists()
+    figures = site_data(tmp_path)["figures"]
+    assert [(f["suite"], f["path"], f["note"]) for f in figures] == [
+        ("decisions", None, NO_MATPLOTLIB),
+        ("household", None, NO_MATPLOTLIB),
+    ]
+    assert 'pip install -e ".[plots]"' in NO_MATPLOTLIB and "\n" not in NO_MATPLOTLIB
 
 
 def test_household_replays_are_made_for_the_chosen_episodes(site_runs: dict[str, Path], tmp_path: Path) -> None:

@@ -24,6 +24,13 @@ pytestmark = pytest.mark.slow
 
 RUNS = ("dec_oracle", "dec_majority", "hh_oracle", "tt_oracle", "tt_video")
 """The site's runs, in order: their ids on the page are r0 .. r4."""
+RUNS_OF = {"decisions": "r0", "household": "r2", "tabletop": "r3"}
+"""The first run of each suite: its figure stands above that run's metric table."""
+ABOVE = (
+    "(img, table) => !!(img.closest('figure').compareDocumentPosition(document.querySelector(table))"
+    " & Node.DOCUMENT_POSITION_FOLLOWING)"
+)
+"""Whether a figure stands above (before) a table in the page."""
 
 
 @pytest.fixture(scope="module")
@@ -105,6 +112,24 @@ def test_the_summary_shows_the_report_rows_of_every_run(
     assert page.locator("table[data-table=side-by-side]").count() == 2
     page.locator("table[data-table=comparison]").first.scroll_into_view_if_needed()
     shot(page, tmp_path_factory, "2-comparison")
+
+
+def test_each_suite_shows_its_figure_above_its_tables(page: Any, tmp_path_factory: pytest.TempPathFactory) -> None:
+    suites = ("decisions", "household", "tabletop")
+    if find_spec("matplotlib") is None:  # the plots extra is optional: the page says how to install it
+        for suite in suites:
+            assert 'pip install -e ".[plots]"' in (page.text_content(f"#summary p[data-figure={suite}]") or "")
+        return
+    page.wait_for_function("() => [...document.querySelectorAll('#summary figure img')].every(i => i.complete)")
+    for suite in suites:
+        img = f"#summary figure[data-figure={suite}] img"
+        assert page.eval_on_selector(img, "img => img.naturalWidth") > 0, suite
+        assert f"{suite} suite" in (page.get_attribute(img, "alt") or ""), suite
+        table = f"table[data-table=metrics][data-run={RUNS_OF[suite]}]"
+        assert page.eval_on_selector(img, ABOVE, table), suite
+    alt = page.get_attribute("#summary figure[data-figure=decisions] img", "alt") or ""
+    assert "dec_oracle (oracle)" in alt and "dec_majority (majority)" in alt and "side by side" in alt
+    shot(page, tmp_path_factory, "0-summary-figure")
 
 
 def test_the_filters_narrow_the_episode_list(

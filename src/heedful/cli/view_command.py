@@ -17,7 +17,8 @@ def add_view(sub: Any, formatter: Any) -> None:
         help=command_help("view"),
         description=(
             "Write a static site of one or more runs into --out: open DIR/index.html in a browser (from file://, "
-            "offline: no server, nothing fetched). It shows each run's suite, agent, status counts and metric rows "
+            "offline: no server, nothing fetched). It shows each suite's figure of its runs side by side (as `heedful "
+            "plot` draws it, with matplotlib: the plots extra), each run's suite, agent, status counts and metric rows "
             "(as `heedful report`); for two or more runs of one suite, their rows side by side and the paired "
             "comparison of the first run (A) with each other one (as `heedful compare`); and an episode browser: "
             "every record, filtered by status, correct / wrong, a group (level, category, task type: the suite's "

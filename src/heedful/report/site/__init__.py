@@ -2,9 +2,10 @@
 
 The site is `index.html`, `style.css`, `app.js` and `data.js` (the runs' data as one global, loaded by a
 <script> tag: browsers refuse a fetch of local files), plus the media made on demand under `media/`. It shows
-each run's summary and metric rows (`heedful.api.report`), the paired comparisons of runs of one suite
-(`heedful.api.compare`, the first run as baseline A) and an episode browser with filters and every record's
-details. Nothing is inserted into the page as HTML: untrusted texts (instructions, model output) are text nodes.
+each suite's figure (`heedful.api.plot`, its runs side by side; `heedful.report.site.figures`), each run's
+summary and metric rows (`heedful.api.report`), the paired comparisons of runs of one suite (`heedful.api.compare`,
+the first run as baseline A) and an episode browser with filters and every record's details. Nothing is inserted
+into the page as HTML: untrusted texts (instructions, model output) are text nodes.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ def build_site(runs: list[Path], out: Path, *, episodes: str = "failed", progres
         progress: Show a progress bar on stderr while media are made.
 
     Returns:
-        {"index": path of index.html, "runs", "episodes", "media" (counts), "seconds"}.
+        {"index": path of index.html, "runs", "episodes", "media", "figures" (counts), "seconds"}.
 
     Raises:
         ConfigError: no run, or a bad `episodes`.
@@ -39,6 +40,7 @@ def build_site(runs: list[Path], out: Path, *, episodes: str = "failed", progres
     from heedful.api import _records
     from heedful.report.site import assets, media
     from heedful.report.site.data import comparisons, episode_entries, run_summary, to_script
+    from heedful.report.site.figures import suite_figures
 
     start = time.perf_counter()
     if not runs:
@@ -56,10 +58,12 @@ def build_site(runs: list[Path], out: Path, *, episodes: str = "failed", progres
         summaries.append(summary)
         jobs += [(manifest.spec.suite, run_dir, entry, f"media/{run_id}") for entry in chosen]
     _make_media(jobs, out, progress)
+    figures = suite_figures([(run_id, run_dir, manifest.spec.suite) for run_id, run_dir, manifest, _ in loaded], out)
     data = {
         "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "episodes_option": episodes,
         "runs": summaries,
+        "figures": figures,
         "comparisons": comparisons([(run_id, run_dir, manifest) for run_id, run_dir, manifest, _ in loaded]),
         "episodes": entries,
     }
@@ -72,6 +76,7 @@ def build_site(runs: list[Path], out: Path, *, episodes: str = "failed", progres
         "runs": len(summaries),
         "episodes": sum(len(e) for e in entries.values()),
         "media": made,
+        "figures": sum(1 for figure in figures if figure["path"]),
         "seconds": time.perf_counter() - start,
     }
 

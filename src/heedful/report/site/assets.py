@@ -104,6 +104,9 @@ h3, table, .card { scroll-margin-top: 64px; }
 .chips { display: flex; flex-wrap: wrap; gap: 4px 6px; margin: 4px 0 8px; }
 .chip { background: #f0f2f6; border-radius: 10px; padding: 1px 8px; font-size: 12px; }
 .media img { max-height: 460px; }
+figure.figure { margin: 0 0 14px; display: inline-block; max-width: 100%; }
+figure.figure img { display: block; max-width: 100%; height: auto; }
+p.note[data-figure] { margin: 0 0 12px; }
 .qa { border-left: 3px solid var(--line); padding-left: 8px; margin: 6px 0; }
 .error { color: var(--bad); white-space: pre-wrap; }
 @media (max-width: 900px) { #browser { grid-template-columns: 1fr; } .pair { grid-template-columns: 1fr; } }

@@ -183,6 +183,14 @@ APP_JS = r"""'use strict';
       el('div', { cls: 'scroll' }, el('table', { 'data-table': 'comparison', 'data-a': c.a, 'data-b': c.b },
           el('thead', {}, head), el('tbody', {}, body)))];
   }
+  // The suite's figure as `heedful plot` draws it (an SVG under media/), or the note that says why there is none.
+  function suiteFigure(suite, runs) {
+    const f = SITE.figures.filter(function (x) { return x.suite === suite; })[0];
+    if (!f || !f.path) return f ? el('p', { cls: 'note warn', 'data-figure': suite, text: f.note }) : null;
+    const names = runs.map(function (run) { return run.name + ' (' + agentLine(run) + ')'; }).join(', ');
+    return el('figure', { cls: 'card figure', 'data-figure': suite }, el('img', { src: f.path,
+        alt: 'figure of the ' + suite + ' suite: ' + names + (runs.length > 1 ? ' side by side' : '') }));
+  }
   function renderSummary() {
     const root = document.getElementById('summary');
     const suites = [];
@@ -190,6 +198,7 @@ APP_JS = r"""'use strict';
     suites.forEach(function (suite) {
       const runs = SITE.runs.filter(function (r) { return r.suite === suite; });
       add(root, el('h2', { text: suite + ' (' + plural(runs.length, 'run') + ')' }));
+      add(root, suiteFigure(suite, runs));
       runs.forEach(function (run) { add(root, runCard(run)); });
       if (runs.length > 1) {
         add(root, el('div', { cls: 'card' }, el('h3', { text: 'Side by side' }), sideBySide(runs)));
