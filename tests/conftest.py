@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import os
+import signal
 import tempfile
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("MUJOCO_GL", "egl")
+# pytest started in the background by a non-interactive shell inherits an ignored SIGINT, and so would every process
+# a test starts (an ignored signal survives exec); the Ctrl-C tests need the default a terminal gives. A handler is
+# reset to the default on exec, so the processes the tests start get it.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 # Default datasets are cached (heedful.dataset_cache): one fresh cache per test session, never the user's.
 # Set here, before xdist starts its workers, so they inherit and share it.
 os.environ.setdefault("HEEDFUL_CACHE_DIR", tempfile.mkdtemp(prefix="heedful-test-cache-"))
