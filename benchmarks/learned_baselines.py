@@ -1,5 +1,5 @@
-"""Learned baselines on the RoboFollow protocol: train bc-state with and without language and bc-image, evaluate
-them next to the scripted controls, and print Table 1's measures per level with 95% intervals.
+"""Learned baselines on the RoboFollow protocol: train bc-state and bc-image, each with and without language,
+evaluate them next to the scripted controls, and print Table 1's measures per level with 95% intervals.
 
     MUJOCO_GL=egl python benchmarks/learned_baselines.py [--demos data/demos] [--camera-demos data/demos64]
                                                          [--work runs/learned] [--workers 2]
