@@ -27,3 +27,19 @@ def site_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     video = {**tabletop, "video_dir": str(runs["tt_video"] / "videos")}  # what `heedful run --video` passes
     evaluate(suite="tabletop", agent="oracle", out=runs["tt_video"], limit=2, options=video, progress=False)
     return runs
+
+
+# The report and plot tests' runs, made once per test process by report_runs (shared by both test files).
+@pytest.fixture(scope="module")
+def runs() -> dict[str, Path]:
+    """One small run of each suite (tests/report/report_runs.py), by suite name."""
+    import report_runs
+
+    return report_runs.all_runs()
+
+
+@pytest.fixture(scope="module")
+def decisions_runs() -> dict[str, Path]:
+    import report_runs
+
+    return report_runs.decisions_runs()

@@ -22,17 +22,6 @@ MAGIC = {"pdf": b"%PDF-", "png": b"\x89PNG\r\n\x1a\n", "svg": b"<?xml"}
 
 
 @pytest.fixture(scope="module")
-def runs() -> dict[str, Path]:
-    """One small run of each suite (tests/report/report_runs.py), by suite name."""
-    return report_runs.all_runs()
-
-
-@pytest.fixture(scope="module")
-def decisions_runs() -> dict[str, Path]:
-    return report_runs.decisions_runs()
-
-
-@pytest.fixture(scope="module")
 def household_run() -> Path:
     return report_runs.household_run()
 

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import report_runs
 
 from heedful.api import report_text
 from heedful.cli.main import main
@@ -25,17 +24,6 @@ from heedful.suites.registry import get_suite
 
 SUITES = ("decisions", "household", "tabletop")
 RESAMPLES = 200
-
-
-@pytest.fixture(scope="module")
-def runs() -> dict[str, Path]:
-    """One small run of each suite (tests/report/report_runs.py), by suite name."""
-    return report_runs.all_runs()
-
-
-@pytest.fixture(scope="module")
-def decisions_runs() -> dict[str, Path]:
-    return report_runs.decisions_runs()
 
 
 def _json_rows(run: Path) -> list[dict[str, Any]]:
