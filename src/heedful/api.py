@@ -21,7 +21,7 @@ from heedful.sampling import Order
 
 def load_or_generate(
     suite: Any, dataset: Path | None, seed: int, progress: bool = False, *, verify: bool = True
-) -> tuple[list[Any], str]:
+) -> tuple[Sequence[Any], str]:
     """The suite's episodes from `dataset` (its content hash checked unless `verify` is False), or its default
     dataset for `seed` (generated once into the dataset cache, `heedful.dataset_cache`, then loaded from it);
     plus where they came from. `progress` announces a generation on stderr."""
@@ -46,12 +46,13 @@ def check_shard(shard: str | None) -> None:
         raise ConfigError(f"--shard must look like I/N with 1 <= I <= N (e.g. 2/4), got {shard!r}")
 
 
-def select(suite: Any, episodes: Sequence[Any], split: str) -> list[Any]:
-    """Episodes of one of the suite's splits ("all" keeps every episode, in dataset order)."""
+def select(suite: Any, episodes: Sequence[Any], split: str) -> Sequence[Any]:
+    """Episodes of one of the suite's splits ("all" keeps every episode, in dataset order, as given: a cached
+    dataset stays lazy, see `heedful.suites.lazy_episodes`)."""
     if split not in suite.splits:
         raise ConfigError(f"{suite.name} has no split {split!r}; choose one of {', '.join(suite.splits)}")
     if split == "all":
-        return list(episodes)
+        return episodes
     # household splits are val_seen, val_unseen, ...: "val" selects both of its parts
     return [ep for ep in episodes if split in (ep.split, str(ep.split).rsplit("_", 1)[0])]
 

@@ -15,17 +15,28 @@ Concurrent writers are safe: each stages its own directory and the first rename 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import marshal
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from heedful.cache_home import cache_home
 from heedful.errors import ConfigError, DatasetError
 from heedful.staging import staged_directory
-from heedful.suites.episode_files import written_by_generate
+from heedful.suites.episode_files import (
+    EPISODES_FILE,
+    SUMMARY_FILE,
+    content_hash,
+    parsed_with_line,
+    verify_content_hash,
+    written_by_generate,
+)
+from heedful.suites.lazy_episodes import LazyEpisodes
 
 GENERATED = "generated:seed="
 """How a run's manifest names a default dataset (`RunSpec.dataset_source`)."""
@@ -54,17 +65,24 @@ def cache_key(suite: Any, seed: int, config: dict[str, Any] | None) -> str:
 
 def cached_dataset(
     suite: Any, seed: int, config: dict[str, Any] | None = None, *, announce: bool = False
-) -> tuple[list[Any], Path | None]:
+) -> tuple[Sequence[Any], Path | None]:
     """The suite's generated episodes for (seed, config) and the cache directory holding them (None: no cache).
 
-    `announce` prints one line on stderr before generating (the household world takes a while).
+    A cached dataset comes back as a `LazyEpisodes` (each episode parsed when first read, see
+    `heedful.suites.lazy_episodes`), a freshly generated one as a list. `announce` prints one line on stderr
+    before generating (the household world takes a while).
     """
     root = cache_root()
     where = None if root is None else root / cache_key(suite, seed, config)
     if where is not None and _present(where):
         try:
+            lazy = load_indexed(suite, where)
+            if lazy is not None:
+                return lazy, where
             with written_by_generate():  # our own files, hash-checked: generation already checked each episode
-                return list(suite.load_dataset(where, verify=True)), where
+                episodes = list(suite.load_dataset(where, verify=True))
+            write_index(suite, episodes, where)  # a cache written before indexes: index it now
+            return episodes, where
         except (DatasetError, OSError) as exc:  # edited, truncated, or not readable by this user
             print(f"heedful: the cached dataset {where} is damaged ({exc}); regenerating it", file=sys.stderr)
     if announce:
@@ -72,6 +90,64 @@ def cached_dataset(
         print(f"heedful: generating the {suite.name} dataset for seed {seed}{into}", file=sys.stderr, flush=True)
     episodes = list(suite.generate(seed, config))
     return episodes, None if where is None else _store(suite, episodes, where, seed, config)
+
+
+INDEX_FILE = "index.json"
+"""Beside a cached dataset: its episode ids and sampling units, so that a run loads only the episodes it uses."""
+
+
+def _units_fingerprint(suite: Any) -> str:
+    # the index holds `sample_units`' result: a change to that method (not to the suite version) must rebuild it
+    code = type(suite).sample_units.__code__
+    return hashlib.sha256(marshal.dumps(code)).hexdigest()[:16]
+
+
+def write_index(suite: Any, episodes: Sequence[Any], where: Path) -> None:
+    """Write `INDEX_FILE` for the dataset in `where` (best effort: without it the dataset loads whole)."""
+    index = {
+        "content_hash": content_hash(episodes),
+        "units_of": _units_fingerprint(suite),
+        "episode_ids": [episode.episode_id for episode in episodes],
+        "units": suite.sample_units(episodes),
+    }
+    staged = where / f".{INDEX_FILE}.{os.getpid()}"
+    try:  # renamed into place: a reader meanwhile sees no index or a whole one
+        staged.write_text(json.dumps(index, separators=(",", ":")), encoding="utf-8")
+        os.replace(staged, where / INDEX_FILE)
+    except OSError:
+        with contextlib.suppress(OSError):
+            staged.unlink(missing_ok=True)
+
+
+def load_indexed(suite: Any, where: Path) -> LazyEpisodes | None:
+    """The cached dataset in `where` as a `LazyEpisodes`, or None when it has no index that matches it.
+
+    Raises:
+        DatasetError: the episodes file does not match the content hash its summary records (damaged).
+    """
+    try:
+        index = json.loads((where / INDEX_FILE).read_text(encoding="utf-8"))
+        recorded = json.loads((where / SUMMARY_FILE).read_text(encoding="utf-8")).get("content_hash")
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not isinstance(index, dict) or index.get("content_hash") != recorded or recorded is None:
+        return None
+    if index.get("units_of") != _units_fingerprint(suite):
+        return None
+    file = where / EPISODES_FILE
+    data = file.read_bytes()
+    verify_content_hash(file, data)  # raises on edited or truncated bytes
+    lines = data.decode("utf-8").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    ids, units = index.get("episode_ids"), index.get("units")
+    if not isinstance(ids, list) or not isinstance(units, list) or len(ids) != len(lines):
+        return None
+
+    def parse(line: str) -> Any:
+        return parsed_with_line(suite.parse_episode(line), line)
+
+    return LazyEpisodes(lines, parse, episode_ids=ids, units=units, content_hash=recorded)
 
 
 def _present(where: Path) -> bool:
@@ -87,6 +163,7 @@ def _store(suite: Any, episodes: list[Any], where: Path, seed: int, config: dict
     try:
         with staged_directory(where, force=True, flag="the dataset cache") as staging:
             suite.save_dataset(episodes, staging, {"seed": seed, "config": dict(config or {})})
+            write_index(suite, episodes, staging)
     except ConfigError as exc:
         print(f"heedful: cannot write the dataset cache {where.parent} ({exc}); not caching", file=sys.stderr)
         return None
@@ -106,5 +183,5 @@ def source_episodes(suite: Any, source: str, dataset: Path | None = None, *, ver
         return list(suite.load_dataset(Path(dataset), verify=verify))
     base = source.split(" split=")[0]
     if base.startswith(GENERATED):
-        return cached_dataset(suite, int(base.removeprefix(GENERATED)))[0]
+        return list(cached_dataset(suite, int(base.removeprefix(GENERATED)))[0])
     return list(suite.load_dataset(Path(base), verify=verify))

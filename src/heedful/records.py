@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 RECORD_SCHEMA_VERSION = "heedful-record/1"
 TEXT_LIMIT = 65_536
@@ -33,6 +33,14 @@ class Status(StrEnum):
         return self in (Status.OK, Status.PARSE_ERROR)
 
 
+def _is_empty(value: Any) -> bool:
+    return isinstance(value, dict) and not value
+
+
+def _is_none(value: Any) -> bool:
+    return value is None
+
+
 class Record(BaseModel):
     """One episode's outcome.
 
@@ -56,8 +64,12 @@ class Record(BaseModel):
     scores: dict[str, float] = Field(default_factory=dict)
     usage: dict[str, int] = Field(default_factory=dict)
     agent_info: dict[str, JSONValue] = Field(default_factory=dict)
+    # `inputs` and `truncated` are left out of the JSON when empty: records without them serialize exactly as
+    # before the fields existed (field-level, so serialization stays in pydantic-core: a Python wrap serializer
+    # cost a third of a cheap episode's record)
     inputs: dict[str, JSONValue] = Field(
         default_factory=dict,
+        exclude_if=_is_empty,
         description="What the agent was given: the instruction (as shown: masked under --mask), the candidate ids, "
         "and `prompt`, a reference {sha256} to the exact prompt a language agent sent (its text is stored once per "
         "distinct prompt in the run's record store, see RunStore.prompt_text). Empty in records made before it.",
@@ -65,6 +77,7 @@ class Record(BaseModel):
     timing: dict[str, float] = Field(default_factory=dict)
     truncated: dict[str, dict[str, JSONValue]] | None = Field(
         default=None,
+        exclude_if=_is_none,
         description="Texts cut to TEXT_LIMIT characters, by field path (e.g. raw_output, "
         "agent_info.model_queries.3.answer): each with the full length in characters and the sha256 of its UTF-8.",
     )
@@ -80,16 +93,6 @@ class Record(BaseModel):
         if len(cuts) == len(data.get("truncated") or {}):
             return data
         return {**data, **bounded, "truncated": cuts}
-
-    @model_serializer(mode="wrap")
-    def _omit_untruncated(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # records with nothing cut (and no inputs) serialize exactly as before the fields existed
-        out: dict[str, Any] = handler(self)
-        if out.get("truncated", "") is None:
-            del out["truncated"]
-        if out.get("inputs") == {}:
-            del out["inputs"]
-        return out
 
     def deterministic_dict(self) -> dict[str, JSONValue]:
         """Everything but timing: equal for two runs with the same seed, whatever the backend."""

@@ -50,8 +50,10 @@ class Registry(Generic[T]):
 
     def get(self, name: str) -> T:
         """Import and return the object registered as `name`; raise UnknownNameError with a suggestion."""
-        self._discover()
         target = self._targets.get(name)
+        if target is None:  # built-ins win over entry points, so only another name needs the (costly) discovery
+            self._discover()
+            target = self._targets.get(name)
         if target is None:
             raise UnknownNameError(
                 f"unknown {self.kind} {name!r}{suggest(name, self._targets)}; "

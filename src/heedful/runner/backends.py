@@ -91,7 +91,10 @@ def rollout_one(suite: Suite, agent: Any, episode: Any, index: int, spec: RunSpe
             f"(index {record.index}) when rolling out {episode.episode_id!r} (index {index}); "
             "fix the suite's rollout"
         )
-    return record.model_copy(update={"timing": {**record.timing, "wall_s": wall_s}})
+    # The record's timing dict is its own (validation copied what the suite passed): adding to it in place saves
+    # copying the record, a tenth of a cheap episode's cost in the runner.
+    record.timing["wall_s"] = wall_s
+    return record
 
 
 def _failure(suite: Suite, episode: Any, context: RolloutContext, status: Status, exc: Exception) -> Record:

@@ -35,6 +35,7 @@ from heedful.runner.manifest import (
 from heedful.runner.store import RECORDS_NAME, RunStore, stored_records
 from heedful.sampling import sample_positions
 from heedful.suites.base import Suite
+from heedful.suites.lazy_episodes import episode_ids, sample_units
 from heedful.suites.registry import get_suite
 
 SCORED = frozenset(s for s in Status if s.scored)
@@ -204,10 +205,10 @@ def _check_episodes(spec: RunSpec, suite: Suite, episodes: Sequence[Any]) -> Non
             f"{suite.version!r}; regenerate the dataset or install the matching heedful version"
         )
     seen: set[str] = set()
-    for episode in episodes:
-        if episode.episode_id in seen:
-            raise DatasetError(f"episode id {episode.episode_id!r} appears twice in the dataset")
-        seen.add(episode.episode_id)
+    for episode_id in episode_ids(episodes):  # a lazy dataset's ids come from its index, unparsed
+        if episode_id in seen:
+            raise DatasetError(f"episode id {episode_id!r} appears twice in the dataset")
+        seen.add(episode_id)
     actual = suite.dataset_hash(episodes)
     if actual != spec.dataset_hash:
         raise ConfigError(
@@ -347,7 +348,7 @@ def selected_positions(spec: RunSpec, suite: Suite, episodes: Sequence[Any]) -> 
     """Dataset positions of the episodes the run covers: all, the first `limit`, or a stratified sample of them;
     of those, with a shard I/N, the I-th of every N sampling units."""
     stratified = spec.limit is not None and spec.limit < len(episodes) and spec.order != "file"
-    units = suite.sample_units(episodes) if stratified or spec.shard_parts is not None else []
+    units = sample_units(suite, episodes) if stratified or spec.shard_parts is not None else []
     if spec.limit is None or spec.limit >= len(episodes):
         chosen = list(range(len(episodes)))
     elif spec.order == "file":

@@ -145,8 +145,9 @@ class Suite(Protocol):
         """The kinds of input these options show an agent (decisions: "image" for the visual condition)."""
         ...
 
-    def episodes_for_run(self, episodes: Sequence[Any], options: dict[str, Any]) -> list[Any]:
-        """The episodes a run rolls out from the selected dataset lines (tabletop: trials of its tasks)."""
+    def episodes_for_run(self, episodes: Sequence[Any], options: dict[str, Any]) -> Sequence[Any]:
+        """The episodes a run rolls out from the selected dataset lines (tabletop: trials of its tasks); read-only
+        (it may be `episodes` itself)."""
         ...
 
     def run_label(self, options: dict[str, Any]) -> str:
@@ -245,8 +246,8 @@ class SuiteBase:
     def required_inputs(self, options: dict[str, Any]) -> tuple[str, ...]:
         return ()
 
-    def episodes_for_run(self, episodes: Sequence[Any], options: dict[str, Any]) -> list[Any]:
-        return list(episodes)
+    def episodes_for_run(self, episodes: Sequence[Any], options: dict[str, Any]) -> Sequence[Any]:
+        return episodes
 
     def run_label(self, options: dict[str, Any]) -> str:
         return ""

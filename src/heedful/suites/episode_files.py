@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from heedful.errors import DatasetError
+from heedful.suites.lazy_episodes import LazyEpisodes
 
 EPISODES_FILE = "episodes.jsonl"
 SUMMARY_FILE = "dataset.json"
@@ -60,6 +61,12 @@ def _remember_line(episode: BaseModel, line: str) -> None:
     _LINES[key] = (weakref.ref(episode, lambda _, key=key: _LINES.pop(key, None)), line)  # type: ignore[misc]
 
 
+def parsed_with_line(episode: E, line: str) -> E:
+    """`episode`, remembering `line` (the text it was parsed from, equal to its serialization) as its line."""
+    _remember_line(episode, line)
+    return episode
+
+
 def episode_line(episode: BaseModel) -> str:
     """`episode.model_dump_json()`, computed once per frozen episode (frozen models cannot change after
     construction; changing one of their lists or dicts in place is not supported, as for any dataset)."""
@@ -84,6 +91,8 @@ def episodes_bytes(episodes: Sequence[BaseModel]) -> bytes:
 def content_hash(episodes: Sequence[BaseModel]) -> str:
     """sha256 of `episodes_bytes(episodes)`, hashed line by line: a large dataset is never held as one string
     and its bytes (at ten times the decisions default, a run's peak memory was 245 MB higher that way)."""
+    if isinstance(episodes, LazyEpisodes):
+        return episodes.content_hash  # checked against its file when loaded
     digest = hashlib.sha256()
     for line in _encoded_lines(episodes):
         digest.update(line)

@@ -57,7 +57,7 @@ def prepare_options(options: dict[str, Any], dataset: Path | None) -> dict[str, 
     return {**options, IMAGE_ROOT: str(root.resolve())}
 
 
-def select_for_run(episodes: Sequence[DecisionEpisode], options: dict[str, Any]) -> list[DecisionEpisode]:
+def select_for_run(episodes: Sequence[DecisionEpisode], options: dict[str, Any]) -> Sequence[DecisionEpisode]:
     """The episodes a run covers: every one, or the visual subset (whose images are checked up front).
 
     Raises:
@@ -65,7 +65,7 @@ def select_for_run(episodes: Sequence[DecisionEpisode], options: dict[str, Any])
         DatasetError: condition=visual and an image is missing, unreadable or changed.
     """
     if not is_visual(options) and options.get("subset", "all") == "all":
-        return list(episodes)
+        return episodes  # as given: a cached dataset stays lazy
     chosen = [ep for ep in episodes if ep.visual]
     if not chosen:
         raise ConfigError("these episodes hold no visual family; generate with visual_families above 0")

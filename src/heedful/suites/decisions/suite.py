@@ -15,7 +15,6 @@ from heedful.sampling import Unit
 from heedful.suites.base import RolloutContext, SuiteBase
 from heedful.suites.decisions import conditions, dataset
 from heedful.suites.decisions.answers import parse_answer
-from heedful.suites.decisions.generate import generate, parse_config
 from heedful.suites.decisions.model import DecisionEpisode
 from heedful.suites.decisions.observation import build_observation
 from heedful.suites.decisions.options import DecisionsRunOptions
@@ -42,6 +41,9 @@ class DecisionsSuite(SuiteBase):
     def generate(
         self, seed: int, config: dict[str, Any] | None = None, progress: Callable[[int, int], Any] | None = None
     ) -> list[DecisionEpisode]:
+        # imported here: a run of a cached dataset never generates (the generator's modules cost 40 ms to import)
+        from heedful.suites.decisions.generate import generate, parse_config
+
         return generate(seed, parse_config(config), progress)
 
     def load_dataset(self, path: Path, *, verify: bool = True) -> list[DecisionEpisode]:
@@ -75,7 +77,9 @@ class DecisionsSuite(SuiteBase):
         """Options completed from the dataset's location (the visual condition reads images beside it)."""
         return conditions.prepare_options(options, dataset)
 
-    def episodes_for_run(self, episodes: Sequence[DecisionEpisode], options: dict[str, Any]) -> list[DecisionEpisode]:
+    def episodes_for_run(
+        self, episodes: Sequence[DecisionEpisode], options: dict[str, Any]
+    ) -> Sequence[DecisionEpisode]:
         """All episodes, or the visual subset for condition=visual / subset=visual."""
         return conditions.select_for_run(episodes, options)
 
