@@ -74,9 +74,13 @@ def evaluate(
     resume: bool = False,
     progress: bool = True,
     verify: bool = True,
+    backend: str = "local",
+    address: str | None = None,
+    resources: str | dict[str, Any] | None = None,
 ) -> Any:
     """Evaluate `agent` on `suite` into the run directory `out` (see `heedful run --help`); `verify=False` loads a
-    dataset whose files no longer match their recorded content hash (a deliberate edit)."""
+    dataset whose files no longer match their recorded content hash (a deliberate edit). `backend="ray"` runs on
+    `workers` Ray actors (`address`, `resources`: see `heedful.runner.run`)."""
     from heedful.agents.registry import agent_class
     from heedful.requirements import check_requirements
     from heedful.runner import RunSpec, run
@@ -118,7 +122,18 @@ def evaluate(
         order="file" if limit is None else order,  # without a limit every episode runs: no order to record
         shard=shard,
     )
-    return run(spec, chosen, Path(out), workers=workers, resume=resume, progress=progress, train=episodes)
+    return run(
+        spec,
+        chosen,
+        Path(out),
+        workers=workers,
+        resume=resume,
+        progress=progress,
+        train=episodes,
+        backend=backend,
+        address=address,
+        resources=resources,
+    )
 
 
 def check_agent_inputs(agent_cls: Any, agent: str, agent_args: dict[str, Any], inputs: Sequence[str]) -> None:

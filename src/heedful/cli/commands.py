@@ -213,7 +213,23 @@ def add_run_arguments(p: Any) -> None:
         help="run only the I-th of N disjoint parts of the episodes (every N-th sampling unit, families whole), "
         "e.g. on N machines with the same command; `heedful merge` joins the N run directories into one run",
     )
-    p.add_argument("--workers", type=int, default=1, help="local worker processes")
+    p.add_argument("--workers", type=int, default=1, help="local worker processes (with --backend ray: Ray actors)")
+    p.add_argument(
+        "--backend",
+        choices=["local", "ray"],
+        default="local",
+        help="where episodes run: local (this process, or --workers processes) or ray (--workers actors on a Ray "
+        "cluster; pip install 'heedful[ray]')",
+    )
+    p.add_argument(
+        "--address",
+        help="with --backend ray: the cluster (auto, HOST:6379, ray://HOST:10001); default: start Ray on this machine",
+    )
+    p.add_argument(
+        "--resources",
+        metavar="JSON",
+        help="""with --backend ray: what each worker reserves, e.g. '{"CPU": 1, "GPU": 0.25}' (default one CPU)""",
+    )
     p.add_argument("--out", type=Path, help="run directory (default runs/SUITE-AGENT[-TAGS]-seedS)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
@@ -266,6 +282,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             resume=args.resume,
             progress=not args.no_progress,
             verify=not args.no_verify,
+            backend=args.backend,
+            address=args.address,
+            resources=args.resources,
         )
     except BudgetExceededError as exc:
         print(f"heedful: run {out} stopped: {exc}", file=sys.stderr)

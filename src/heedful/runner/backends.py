@@ -32,6 +32,7 @@ from heedful.capabilities import capabilities
 from heedful.errors import AgentInterfaceError, AgentTimeoutError, BudgetExceededError, RunError
 from heedful.records import Record, Status
 from heedful.runner.manifest import RunSpec
+from heedful.runner.ray_options import RayOptions
 from heedful.seeding import derive_seed
 from heedful.suites.base import RolloutContext, Suite
 from heedful.suites.registry import SUITES, get_suite
@@ -164,11 +165,16 @@ def fit_agent(agent: Any, train: Sequence[Any]) -> None:
         agent.fit(train)
 
 
-def execute(work: Work, workers: int) -> Generator[list[Record], None, None]:
-    """Run `work` and yield records in batches as they finish (serially when `workers <= 1`).
+def execute(work: Work, workers: int, ray: RayOptions | None = None) -> Generator[list[Record], None, None]:
+    """Run `work` and yield records in batches as they finish (serially when `workers <= 1`; on `workers` Ray
+    actors when `ray` is given).
 
-    Close the returned generator to stop early: the pool's workers are then terminated.
+    Close the returned generator to stop early: the pool's workers (or Ray actors) are then terminated.
     """
+    if ray is not None:
+        from heedful.runner.ray_backend import ray_execute  # imports ray: only for runs that ask for it
+
+        return ray_execute(work, workers, ray)
     if workers <= 1 or not work.todo:
         return _serial(work)
     return _pool(work, workers)

@@ -7,7 +7,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +32,7 @@ from heedful.runner.manifest import (
     utc_now,
     write_manifest,
 )
+from heedful.runner.ray_options import RayOptions, backend_options
 from heedful.runner.store import RECORDS_NAME, RunStore, stored_records
 from heedful.sampling import sample_positions
 from heedful.suites.base import Suite
@@ -49,6 +50,7 @@ class _Session:
     progress: bool
     retry_failed: bool
     commit: CommitPolicy
+    ray: RayOptions | None = None
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,9 @@ def run(
     retry_failed: bool = True,
     train: Sequence[Any] | None = None,
     commit: CommitPolicy | None = None,
+    backend: str = "local",
+    address: str | None = None,
+    resources: str | Mapping[str, Any] | None = None,
 ) -> RunResult:
     """Run `spec.agent` on `episodes` (or the `spec.limit` of them that `spec.order` selects, see
     `heedful.sampling`) and store every record in `run_dir`.
@@ -103,6 +108,10 @@ def run(
             `episodes`. Pass the full dataset when `episodes` is one split of it.
         commit: When records are committed (default: every 64 records or 0.5 s; `commits.EACH_RECORD` for
             one transaction per record).
+        backend: "local" (this process, or `workers` local processes) or "ray" (`workers` actors on a Ray cluster,
+            see `heedful.runner.ray_backend`).
+        address: The Ray cluster (`auto`, `HOST:PORT`, `ray://HOST:PORT`); None starts a local Ray instance.
+        resources: What each Ray worker reserves, as JSON text or a mapping (`{"CPU": 1, "GPU": 0.25}`).
 
     Returns:
         The run's directory, final manifest, counts per status, and the number of episodes run now.
@@ -123,6 +132,7 @@ def run(
     """
     if workers < 1:
         raise ConfigError(f"workers must be at least 1, got {workers}")
+    ray = backend_options(backend, address, resources)
     run_dir = Path(run_dir)
     suite = get_suite(spec.suite)
     _check_episodes(spec, suite, episodes)
@@ -141,7 +151,7 @@ def run(
             planned = len(selected_positions(spec, suite, episodes))
             manifest = manifest.model_copy(update={"planned": planned, "available": len(episodes)})
             write_manifest(run_dir, manifest)  # a killed run still says how much it set out to do
-            session = _Session(workers, progress, retry_failed, commit or CommitPolicy())
+            session = _Session(workers, progress, retry_failed, commit or CommitPolicy(), ray)
             return _run_session(spec, suite, agent, episodes, train, run_dir, manifest, session)
     finally:
         close = capabilities(agent).close
@@ -168,7 +178,7 @@ def _run_session(
             fit_on = _training(suite, agent, episodes if train is None else train)
             work = Work(spec, suite, agent, fit_on, todo)
             writer = BatchedWriter(store, manifest.run_identity, session.commit)
-            newly_run = _execute(work, session.workers, writer, session.progress)
+            newly_run = _execute(work, session.workers, writer, session.progress, session.ray)
         except BudgetExceededError as exc:
             _finish_after_error(exc, run_dir, manifest, store, "stopped", started, reason=str(exc))
             raise
@@ -384,11 +394,11 @@ def _progress_bar(total: int, enabled: bool, desc: str) -> _Bar:
     return bar
 
 
-def _execute(work: Work, workers: int, writer: BatchedWriter, progress: bool) -> int:
+def _execute(work: Work, workers: int, writer: BatchedWriter, progress: bool, ray: RayOptions | None = None) -> int:
     """Run the work, committing its records (marked with the run's identity) in batches, the pending ones on every
     exit; return how many were run."""
     bar = _progress_bar(len(work.todo), progress, work.spec.suite)
-    batches = execute(work, workers)
+    batches = execute(work, workers, ray)
     failed = 0
     try:
         for batch in batches:

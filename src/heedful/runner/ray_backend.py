@@ -1,0 +1,280 @@
+"""The Ray backend: the episodes of one run spread over worker actors on a Ray cluster, with retries.
+
+Each worker actor builds the suite and agent once by registry name, exactly as a pool worker process does (it
+runs the pool's own initializer and chunk function), and rolls out chunks of episodes. Only plain values cross
+the wire: episodes go as their JSON text, records come back as JSON text. The driver (the process calling
+`run()`) alone writes the run store, so resume, records and reports are those of the local backends.
+
+A worker that dies (killed, out of memory, its node lost) costs only its chunks in flight: Ray restarts the
+actor and the driver submits those chunks again. A chunk that was running when its worker died is split into
+single episodes, so an episode that kills its worker every time is found and, after `MAX_TRIES` deaths,
+recorded as `crashed` with the reason; the others run normally. Records come back only whole, and each episode's
+record is stored once, from the first attempt that returned it: nothing is lost or duplicated.
+
+ray is imported here only, and this module only when a run asks for the Ray backend.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections import deque
+from collections.abc import Generator, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from heedful.capabilities import capabilities
+from heedful.errors import ConfigError, MissingDependencyError, RunError
+from heedful.records import Record, Status
+from heedful.runner import backends
+from heedful.runner.backends import Work
+from heedful.runner.ray_options import INSTALL_HINT, RayOptions
+from heedful.seeding import derive_seed
+from heedful.suites.base import RolloutContext
+
+MAX_TRIES = 3
+"""Deaths of a worker while it ran an episode before the episode is recorded as crashed."""
+IN_FLIGHT = 2
+"""Chunks queued per worker: the next chunk is already there when one finishes."""
+WAIT_S = 0.5
+"""Longest wait on the cluster between checks (Ctrl-C is handled at once either way)."""
+NO_WORKER_TIMEOUT_S = 300.0
+"""How long a run waits with no live worker (the cluster cannot place one) before it stops."""
+
+log = logging.getLogger(__name__)
+
+
+def import_ray() -> Any:
+    """ray, imported on first use (with usage statistics off), or an install hint.
+
+    Raises:
+        MissingDependencyError: ray is not installed.
+    """
+    os.environ.setdefault("RAY_DISABLE_USAGE_STATS", "1")
+    try:
+        import ray
+    except ImportError as exc:
+        raise MissingDependencyError(f"--backend ray needs ray ({exc}): {INSTALL_HINT}") from exc
+    return ray
+
+
+class RayWorker:
+    """A worker actor: the pool worker's set-up and chunk function, in a process Ray manages."""
+
+    def __init__(self, setup: dict[str, Any]) -> None:
+        backends._init_worker(setup)
+
+    def where(self) -> dict[str, Any]:
+        """This actor's process and node, so the driver knows it is up (and tests know what to kill)."""
+        import ray
+
+        return {"pid": os.getpid(), "node_id": ray.get_runtime_context().get_node_id()}
+
+    def run_chunk(self, items: list[tuple[int, str]]) -> dict[str, Any]:
+        """Roll out (index, episode JSON) pairs: `{"records": [record JSON, ...]}` or `{"error": traceback}`."""
+        return backends._run_chunk(items)
+
+
+def ray_execute(work: Work, workers: int, options: RayOptions) -> Generator[list[Record], None, None]:
+    """Run `work` on `workers` Ray actors, yielding records in batches as chunks finish.
+
+    Close the generator (or interrupt it) to stop: the actors are killed and a Ray instance this call started is
+    shut down; finished chunks have been yielded, those in flight run again on resume.
+
+    Raises:
+        ConfigError: the agent enforces a budget, which only one process can.
+        RunError: the cluster cannot be reached or place a worker, or a worker failed (not died) in our code.
+    """
+    if not work.todo:
+        return
+    if capabilities(work.agent).has_budget:
+        raise ConfigError(
+            "a budget (--max-cost / --max-requests) is enforced in one process: run it without --backend ray"
+        )
+    ray = import_ray()
+    setup = backends._worker_setup(work)  # an agent no worker can import fails here, before Ray starts
+    chunks = backends._chunks(work.todo, workers)
+    started = _connect(ray, options, workers)
+    actors: list[Any] = []
+    try:
+        actor_class = ray.remote(RayWorker).options(max_restarts=-1, max_task_retries=0, **options.actor_options())
+        actors = [actor_class.remote(setup) for _ in range(min(workers, len(chunks)))]
+        yield from _Driver(ray, work, actors).run([_Chunk(items) for items in chunks])
+    finally:
+        for actor in actors:
+            try:
+                ray.kill(actor, no_restart=True)
+            except Exception as err:  # the cluster may be gone; nothing is left to stop then
+                log.debug("could not kill a Ray worker: %s", err)
+        if started:
+            ray.shutdown()
+
+
+def _connect(ray: Any, options: RayOptions, workers: int) -> bool:
+    """Connect to the cluster, or start a local Ray instance with room for every worker; True if started here."""
+    if ray.is_initialized():
+        return False  # the caller's own session (a notebook, a test): used as it is, and left running
+    quiet = {"logging_level": logging.WARNING, "configure_logging": True}
+    try:
+        if options.address is None:
+            cpus = max(os.cpu_count() or 1, workers * options.resources.get("CPU", 1.0))
+            ray.init(address="local", num_cpus=int(cpus + 0.999), include_dashboard=False, **quiet)
+        else:
+            ray.init(address=options.address, **quiet)
+    except ConnectionError as err:
+        where = options.address or "this machine"
+        raise RunError(f"cannot connect to the Ray cluster at {where}: {err}") from err
+    return True
+
+
+@dataclass
+class _Chunk:
+    items: list[tuple[int, str]]
+    deaths: int = 0
+
+
+@dataclass
+class _Actor:
+    handle: Any
+    ready: bool = False
+    probe: Any = None
+    pending: deque[Any] = field(default_factory=deque)
+    """Object refs of this actor's chunks in submission order: an actor runs them in that order."""
+    blamed: set[Any] = field(default_factory=set)
+    """The ref of the chunk that was running when the actor died, if its failure has not come back yet."""
+    spared: set[Any] = field(default_factory=set)
+    """Refs queued behind the chunk that was running when the actor died: their failure is not theirs."""
+
+    def charged(self, ref: Any) -> bool:
+        """Whether the death that failed `ref` is charged to its chunk: only the chunk that was running is.
+
+        The failures of one death come back in any order, so the first one names the culprit: the oldest chunk
+        in flight (an actor runs its chunks in submission order)."""
+        if ref in self.blamed or ref in self.spared:
+            return ref in self.blamed
+        running = self.pending[0]
+        self.spared.update(r for r in self.pending if r != running)
+        if running != ref:
+            self.blamed.add(running)
+        return bool(running == ref)
+
+
+class _Driver:
+    """The driver's loop: keep every live actor busy, store what returns, resubmit what a death lost."""
+
+    def __init__(self, ray: Any, work: Work, handles: Sequence[Any]) -> None:
+        self.ray = ray
+        self.work = work
+        self.actors = [_Actor(handle) for handle in handles]
+        self.chunk_of: dict[Any, tuple[_Actor, _Chunk]] = {}
+        self.queue: deque[_Chunk] = deque()
+        self.episodes = {index: episode for index, episode in work.todo}
+        self.last_alive = time.monotonic()
+        for actor in self.actors:
+            actor.probe = actor.handle.where.remote()
+
+    def run(self, chunks: list[_Chunk]) -> Iterator[list[Record]]:
+        self.queue.extend(chunks)
+        while self.queue or self.chunk_of:
+            self._submit()
+            probes = [a.probe for a in self.actors if a.probe is not None]
+            ready, _ = self.ray.wait([*self.chunk_of, *probes], num_returns=1, timeout=WAIT_S)
+            self._check_alive()
+            batches: list[list[Record]] = []
+            failure: RunError | None = None
+            for ref in ready:
+                if ref in self.chunk_of:
+                    outcome = self._chunk_done(ref)
+                    if isinstance(outcome, RunError):
+                        failure = failure or outcome
+                    elif outcome:
+                        batches.append(outcome)
+                else:
+                    self._probe_done(ref)
+            yield from batches  # store every finished chunk before reporting a failed one
+            if failure is not None:
+                raise failure
+
+    def _submit(self) -> None:
+        while self.queue:
+            free = [a for a in self.actors if a.ready and len(a.pending) < IN_FLIGHT]
+            if not free:
+                return
+            actor = min(free, key=lambda a: len(a.pending))
+            chunk = self.queue.popleft()
+            ref = actor.handle.run_chunk.remote(chunk.items)
+            actor.pending.append(ref)
+            self.chunk_of[ref] = (actor, chunk)
+
+    def _check_alive(self) -> None:
+        now = time.monotonic()
+        if any(a.ready for a in self.actors):
+            self.last_alive = now
+        elif now - self.last_alive > NO_WORKER_TIMEOUT_S:
+            raise RunError(
+                f"no Ray worker has been alive for {NO_WORKER_TIMEOUT_S:.0f} s: the cluster cannot place one with "
+                f"the resources it asks for ({self._resources()}); the finished records are kept: add nodes or "
+                "change --resources, then resume the run"
+            )
+
+    def _resources(self) -> str:
+        return ", ".join(f"{k} {v:g}" for k, v in self.ray.cluster_resources().items() if "node:" not in k)
+
+    def _probe_done(self, ref: Any) -> None:
+        actor = next(a for a in self.actors if a.probe is not None and a.probe == ref)
+        actor.probe = None
+        try:
+            info = self.ray.get(ref)
+        except self.ray.exceptions.RayActorError:
+            actor.probe = actor.handle.where.remote()  # still restarting: ask again
+            return
+        except self.ray.exceptions.RayError as err:
+            raise RunError(f"a Ray worker failed to start: {err}") from err
+        log.info("Ray worker up: pid %s on node %s", info["pid"], info["node_id"])
+        actor.ready = True
+
+    def _chunk_done(self, ref: Any) -> list[Record] | RunError | None:
+        actor, chunk = self.chunk_of.pop(ref)
+        try:
+            result = self.ray.get(ref)
+        except self.ray.exceptions.RayActorError as err:
+            return self._died(actor, chunk, actor.charged(ref), err)
+        except self.ray.exceptions.RayError as err:
+            return RunError(f"a Ray worker failed:\n{err}")
+        finally:
+            actor.pending.remove(ref)
+            actor.spared.discard(ref)
+            actor.blamed.discard(ref)
+        if "error" in result:
+            return RunError(f"a Ray worker failed:\n{result['error']}")
+        return [Record.model_validate_json(text) for text in result["records"]]
+
+    def _died(self, actor: _Actor, chunk: _Chunk, charged: bool, err: Exception) -> list[Record] | None:
+        """A chunk lost with its worker: resubmit it (split, when it was running), or record it as crashed."""
+        if actor.ready:
+            actor.ready = False  # no new chunks until it is back
+            actor.probe = actor.handle.where.remote()
+        if not charged:
+            self.queue.appendleft(chunk)
+            return None
+        deaths = chunk.deaths + 1
+        reason = " ".join(str(err).split())[:300]
+        log.warning("a Ray worker died running episodes %s (%s)", [i for i, _ in chunk.items], reason)
+        if deaths >= MAX_TRIES:
+            return [self._crashed(index, deaths) for index, _ in chunk.items]
+        # Single episodes from now on: the one that kills its worker is found, the others run as usual.
+        self.queue.extendleft(reversed([_Chunk([item], deaths) for item in chunk.items]))
+        return None
+
+    def _crashed(self, index: int, deaths: int) -> Record:
+        episode, spec = self.episodes[index], self.work.spec
+        context = RolloutContext(
+            seed=derive_seed(spec.seed, episode.episode_id), index=index, options=dict(spec.options)
+        )
+        # The reason names no pid or node, so that the record is the same whichever worker ran it.
+        message = (
+            f"the Ray worker running this episode died {deaths} times (killed, out of memory or a crash in native "
+            "code); resume the run to try it again"
+        )
+        return self.work.suite.failure_record(episode, context, Status.CRASHED, message)

@@ -1,0 +1,141 @@
+"""The Ray backend on a real local Ray cluster: the records of serial, pool and Ray runs are equal, a worker that
+dies costs only its chunk, and an episode that keeps killing its worker is recorded as crashed."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import runner_ray_toy
+from runner_ray_toy import KILLER_NAME, KILLER_TARGET, RAY_ENV, require_ray
+from runner_toy import SUITE_NAME, make_episodes, reference, stored, toy_spec
+
+from heedful.agents.registry import AGENTS, make_agent
+from heedful.cli import main
+from heedful.runner import load_run, run
+from heedful.runner.backends import Work, execute, fit_agent
+from heedful.runner.ray_backend import MAX_TRIES
+from heedful.runner.ray_options import RayOptions
+from heedful.suites.registry import get_suite
+
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("toy"), pytest.mark.timeout(180)]
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Any]:
+    """One local Ray instance (2 CPUs) for the whole module; the backend uses it as the caller's session."""
+    ray = require_ray()
+    saved = {name: os.environ.get(name) for name in RAY_ENV}
+    os.environ.update(RAY_ENV)  # inherited by the Ray processes ray.init starts
+    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="WARNING")
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+@pytest.fixture
+def killer(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(AGENTS._targets, KILLER_NAME, KILLER_TARGET)
+
+
+def bodies(run_dir: Path) -> list[str]:
+    """The stored record bodies, in index order, each without its timing (the one field that may differ)."""
+    with sqlite3.connect(run_dir / "records.sqlite") as conn:
+        rows = conn.execute("SELECT body FROM records ORDER BY idx").fetchall()
+    kept = [{k: v for k, v in json.loads(body).items() if k != "timing"} for (body,) in rows]
+    return [json.dumps(body, sort_keys=True) for body in kept]
+
+
+def wait_for_free_cpus(ray: Any, within_s: float = 20.0) -> None:
+    """Until both CPUs of the cluster are free again (ray.kill releases an actor's CPU shortly after)."""
+    deadline = time.monotonic() + within_s
+    while ray.available_resources().get("CPU") != 2.0:
+        assert time.monotonic() < deadline, "the Ray workers still hold their CPUs"
+        time.sleep(0.05)
+
+
+def check_complete(run_dir: Path, n: int, expected: list[dict[str, Any]]) -> None:
+    records = stored(run_dir)
+    assert [r["index"] for r in records] == list(range(n))  # each index once: nothing lost or duplicated
+    assert records == expected
+
+
+def test_ray_gives_the_same_records_as_serial_and_the_pool(cluster: Any, tmp_path: Path) -> None:
+    episodes = make_episodes(40)
+    spec = toy_spec(episodes, agent_args={"crash_every": 7})
+    expected = reference(spec, episodes, tmp_path / "serial")
+    run(spec, episodes, tmp_path / "pool", workers=2, progress=False)
+    assert stored(tmp_path / "pool") == expected
+    for workers in (1, 2):
+        result = run(spec, episodes, tmp_path / f"ray{workers}", workers=workers, progress=False, backend="ray")
+        assert result.newly_run == 40 and result.counts == {"crashed": 6, "ok": 34}
+        check_complete(tmp_path / f"ray{workers}", 40, expected)
+        assert bodies(tmp_path / f"ray{workers}") == bodies(tmp_path / "serial") == bodies(tmp_path / "pool")
+        assert all("wall_s" in r.timing for r in load_run(tmp_path / f"ray{workers}")[1])
+    wait_for_free_cpus(cluster)  # the run's actors are gone
+
+
+def test_decisions_records_are_the_same_on_ray_as_serial_and_in_the_pool(cluster: Any, tmp_path: Path) -> None:
+    common = ["run", "decisions", "--agent", "random-valid", "--limit", "24", "--seed", "3", "--no-progress"]
+    assert main([*common, "--out", str(tmp_path / "serial")]) == 0
+    assert main([*common, "--out", str(tmp_path / "pool"), "--workers", "2"]) == 0
+    assert main([*common, "--out", str(tmp_path / "ray"), "--workers", "2", "--backend", "ray"]) == 0
+    serial = bodies(tmp_path / "serial")
+    assert len(serial) >= 24 and bodies(tmp_path / "pool") == serial and bodies(tmp_path / "ray") == serial
+
+
+@pytest.mark.usefixtures("killer")
+def test_a_worker_killed_mid_chunk_costs_only_its_chunk(cluster: Any, tmp_path: Path) -> None:
+    episodes = make_episodes(40)
+    expected = reference(toy_spec(episodes), episodes, tmp_path / "serial")
+    marker = tmp_path / "killed-once"
+    spec = toy_spec(episodes, agent=KILLER_NAME, agent_args={"kill_at": 13, "marker": str(marker)})
+    result = run(spec, episodes, tmp_path / "ray", workers=2, progress=False, backend="ray")
+    assert marker.exists()  # the worker really died on episode 13
+    assert result.newly_run == 40 and result.counts == {"ok": 40}
+    check_complete(tmp_path / "ray", 40, expected)
+
+
+@pytest.mark.usefixtures("killer")
+def test_an_episode_that_always_kills_its_worker_is_recorded_as_crashed(cluster: Any, tmp_path: Path) -> None:
+    episodes = make_episodes(24)
+    expected = reference(toy_spec(episodes), episodes, tmp_path / "serial")
+    spec = toy_spec(episodes, agent=KILLER_NAME, agent_args={"kill_at": 5})
+    result = run(spec, episodes, tmp_path / "ray", workers=2, progress=False, backend="ray")
+    assert result.newly_run == 24 and result.counts == {"crashed": 1, "ok": 23}
+    records = stored(tmp_path / "ray")
+    assert [r["index"] for r in records] == list(range(24))
+    crashed = records[5]
+    assert crashed["status"] == "crashed" and f"died {MAX_TRIES} times" in str(crashed["error"])
+    assert records[:5] + records[6:] == expected[:5] + expected[6:]  # its chunk's other episodes ran normally
+
+
+@pytest.mark.usefixtures("killer")
+def test_closing_the_ray_backend_kills_its_workers(cluster: Any, tmp_path: Path) -> None:
+    episodes = make_episodes(60)
+    spec = toy_spec(episodes, agent=KILLER_NAME, agent_args={"delay": 0.05})
+    suite = get_suite(SUITE_NAME)
+    agent = make_agent(spec.agent, spec.agent_args, suite=spec.suite)
+    train = suite.training_episodes(episodes)
+    fit_agent(agent, train)
+    batches = execute(Work(spec, suite, agent, train, list(enumerate(episodes))), 2, RayOptions())
+    first = next(batches)
+    assert first and all(r.status.value == "ok" for r in first)
+    batches.close()  # what run() does on Ctrl-C
+    wait_for_free_cpus(cluster)
+
+
+def test_killer_agent_never_kills_the_driver() -> None:
+    assert not runner_ray_toy.in_ray_actor()
