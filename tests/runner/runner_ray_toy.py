@@ -109,6 +109,12 @@ def cluster_pids(temp_dir: str) -> set[int]:
     return descendants({pid for pid, (_, cmd) in table.items() if temp_dir in cmd}, table)
 
 
+def cluster_workers(temp_dir: str) -> list[int]:
+    """The heedful worker actors' processes of the Ray cluster whose files live in `temp_dir`."""
+    table = processes()
+    return sorted(pid for pid in cluster_pids(temp_dir) if table.get(pid, (0, ""))[1].startswith("ray::RayWorker"))
+
+
 def node_workers(resource: str) -> list[int]:
     """The heedful worker actors' processes of the node that has the custom `resource` (its raylet's children)."""
     table = processes()
@@ -131,8 +137,8 @@ def stop_cluster(temp_dir: str) -> None:
 
 
 def main() -> None:
-    """Subprocess entry point: `python -c "import runner_ray_toy; runner_ray_toy.main()" SPEC DIR WORKERS N ADDRESS`,
-    a toy run on the Ray cluster at ADDRESS."""
+    """Subprocess entry point: `python -c "import runner_ray_toy; runner_ray_toy.main()" SPEC DIR WORKERS N ADDRESS
+    [resume]`, a toy run on the Ray cluster at ADDRESS."""
     import sys
 
     from runner_toy import AGENT_NAME, AGENT_TARGET, SUITE_NAME, SUITE_TARGET, make_episodes
@@ -142,9 +148,11 @@ def main() -> None:
     from heedful.suites.registry import SUITES
 
     spec_json, run_dir, workers, n, address = sys.argv[1:6]
+    resume = sys.argv[6:] == ["resume"]
     SUITES.register(SUITE_NAME, SUITE_TARGET)
     AGENTS.register(AGENT_NAME, AGENT_TARGET)
     AGENTS.register(KILLER_NAME, KILLER_TARGET)
     spec = RunSpec.model_validate_json(spec_json)
     episodes = make_episodes(int(n))
-    run(spec, episodes, Path(run_dir), workers=int(workers), progress=False, backend="ray", address=address)
+    workers_n = int(workers)
+    run(spec, episodes, Path(run_dir), workers=workers_n, resume=resume, progress=False, backend="ray", address=address)

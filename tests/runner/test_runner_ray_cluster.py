@@ -1,5 +1,6 @@
 """A two-node Ray cluster on this machine (`ray start --head` plus a second `ray start --address` with its own
-resources): killing the second node's worker processes mid-run loses and duplicates nothing."""
+resources): killing the second node's worker processes mid-run loses and duplicates nothing, and Ctrl-C stops the
+run's workers and leaves a run that resumes."""
 
 from __future__ import annotations
 
@@ -13,13 +14,14 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from runner_ray_toy import KILLER_NAME, RAY_ENV, node_workers, require_ray, stop_cluster
+from runner_ray_toy import KILLER_NAME, RAY_ENV, cluster_workers, node_workers, require_ray, stop_cluster
 from runner_toy import make_episodes, reference, stored, toy_spec
 
-from heedful.runner import load_run
+from heedful.runner import RunSpec, load_run
 
 pytestmark = [
     pytest.mark.slow,
@@ -44,16 +46,22 @@ def _ray(*args: str) -> None:
     assert out.returncode == 0, f"{' '.join(command)} failed:\n{out.stdout}\n{out.stderr}"
 
 
-@pytest.fixture
-def two_nodes() -> Iterator[str]:
-    """The GCS address of a head node (1 CPU) and a second node (1 CPU and the custom resource `node_b`)."""
+@dataclass(frozen=True)
+class Cluster:
+    address: str
+    temp_dir: str
+
+
+@pytest.fixture(scope="module")
+def two_nodes() -> Iterator[Cluster]:
+    """A head node (1 CPU) and a second node (1 CPU and the custom resource `node_b`), for the whole module."""
     require_ray()
     temp_dir = tempfile.mkdtemp(prefix="hr", dir="/tmp")  # short: Ray's unix sockets live under it
     port = _free_port()
     try:
         _ray("--head", "--num-cpus", "1", "--port", str(port), "--temp-dir", temp_dir, "--include-dashboard=false")
         _ray("--address", f"127.0.0.1:{port}", "--num-cpus", "1", "--resources", '{"node_b": 1}')
-        yield f"127.0.0.1:{port}"
+        yield Cluster(f"127.0.0.1:{port}", temp_dir)
     finally:
         stop_cluster(temp_dir)  # this cluster's processes only: `ray stop` would stop every cluster of the machine
         shutil.rmtree(temp_dir, ignore_errors=True)
@@ -71,7 +79,14 @@ def _stored_count(run_dir: Path) -> int:
         return 0
 
 
-def test_killing_the_second_nodes_workers_mid_run_loses_and_duplicates_nothing(two_nodes: str, tmp_path: Path) -> None:
+def _launch(spec: RunSpec, run_dir: Path, n: int, cluster: Cluster, *extra: str) -> subprocess.Popen[str]:
+    args = [sys.executable, "-c", LAUNCH, spec.model_dump_json(), str(run_dir), "2", str(n), cluster.address, *extra]
+    return subprocess.Popen(args, env={**os.environ, **RAY_ENV}, stderr=subprocess.PIPE, text=True)
+
+
+def test_killing_the_second_nodes_workers_mid_run_loses_and_duplicates_nothing(
+    two_nodes: Cluster, tmp_path: Path
+) -> None:
     n = 120
     episodes = make_episodes(n)
     expected = reference(toy_spec(episodes), episodes, tmp_path / "serial")
@@ -80,8 +95,7 @@ def test_killing_the_second_nodes_workers_mid_run_loses_and_duplicates_nothing(t
     # the toy agent, 40 ms an episode
     spec = toy_spec(episodes, agent=KILLER_NAME, agent_args={"delay": 0.04, "pid_dir": str(pid_dir)})
     run_dir = tmp_path / "ray"
-    args = [sys.executable, "-c", LAUNCH, spec.model_dump_json(), str(run_dir), "2", str(n), two_nodes]
-    proc = subprocess.Popen(args, env={**os.environ, **RAY_ENV}, stderr=subprocess.PIPE, text=True)
+    proc = _launch(spec, run_dir, n, two_nodes)
     started = time.monotonic()
     try:
         # kill once the second node's worker is busy with episodes, and some records are stored
@@ -110,3 +124,35 @@ def test_killing_the_second_nodes_workers_mid_run_loses_and_duplicates_nothing(t
     assert records == expected  # the same records as one process gives
     manifest, _ = load_run(run_dir)
     assert manifest.state == "finished" and manifest.counts == {"ok": n}
+
+
+def test_ctrl_c_on_a_ray_run_stops_its_workers_and_a_resume_completes(two_nodes: Cluster, tmp_path: Path) -> None:
+    n = 120
+    episodes = make_episodes(n)
+    expected = reference(toy_spec(episodes), episodes, tmp_path / "serial")
+    spec = toy_spec(episodes, agent=KILLER_NAME, agent_args={"delay": 0.04})
+    run_dir = tmp_path / "ray"
+    proc = _launch(spec, run_dir, n, two_nodes)
+    try:
+        while _stored_count(run_dir) < 16:
+            assert proc.poll() is None, f"the run ended early: {proc.stderr.read() if proc.stderr else ''}"
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert "KeyboardInterrupt" in stderr
+    manifest, kept = load_run(run_dir)
+    assert manifest.state == "interrupted" and 16 <= len(kept) < n
+    deadline = time.monotonic() + 30
+    while cluster_workers(two_nodes.temp_dir):  # the driver killed its actors on the way out
+        assert time.monotonic() < deadline, f"workers left running: {cluster_workers(two_nodes.temp_dir)}"
+        time.sleep(0.1)
+
+    resumed = _launch(spec, run_dir, n, two_nodes, "resume")
+    _, stderr = resumed.communicate(timeout=150)
+    assert resumed.returncode == 0, stderr
+    records = stored(run_dir)
+    assert [r["index"] for r in records] == list(range(n)) and records == expected
+    assert load_run(run_dir)[0].state == "finished"

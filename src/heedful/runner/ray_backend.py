@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
+import threading
 import time
 from collections import deque
 from collections.abc import Generator, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -117,15 +120,38 @@ def _connect(ray: Any, options: RayOptions, workers: int) -> bool:
         return False  # the caller's own session (a notebook, a test): used as it is, and left running
     quiet = {"logging_level": logging.WARNING, "configure_logging": True}
     try:
-        if options.address is None:
-            cpus = max(os.cpu_count() or 1, workers * options.resources.get("CPU", 1.0))
-            ray.init(address="local", num_cpus=int(cpus + 0.999), include_dashboard=False, **quiet)
-        else:
-            ray.init(address=options.address, **quiet)
+        with _interrupts_deferred():
+            if options.address is None:
+                cpus = max(os.cpu_count() or 1, workers * options.resources.get("CPU", 1.0))
+                ray.init(address="local", num_cpus=int(cpus + 0.999), include_dashboard=False, **quiet)
+            else:
+                ray.init(address=options.address, **quiet)
     except ConnectionError as err:
         where = options.address or "this machine"
         raise RunError(f"cannot connect to the Ray cluster at {where}: {err}") from err
+    except KeyboardInterrupt:
+        ray.shutdown()  # interrupted while it started: stop what it started
+        raise
     return True
+
+
+@contextmanager
+def _interrupts_deferred() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM until the block ends, then raise KeyboardInterrupt: a `ray.init` interrupted
+    halfway leaves processes of the new Ray instance running, which `ray.shutdown` does not stop."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+    sigs = (signal.SIGINT, signal.SIGTERM)
+    previous = {sig: signal.signal(sig, lambda signum, frame: received.append(signum)) for sig in sigs}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if received:
+        raise KeyboardInterrupt(f"signal {received[0]}")
 
 
 @dataclass
