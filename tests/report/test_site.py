@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -13,12 +14,14 @@ from typing import Any
 import pytest
 
 from heedful.api import compare, plot, report
+from heedful.cli.main import main
 from heedful.cli.view_command import add_view, cmd_view
 from heedful.errors import ConfigError
 from heedful.report.site import build_site
 from heedful.report.site.figures import NO_MATPLOTLIB
-from heedful.report.site.media import NO_VIDEO, wanted
+from heedful.report.site.media import wanted
 from heedful.runner import load_run
+from heedful.runner.store import RunStore
 
 
 def site_data(out: Path) -> dict[str, Any]:
@@ -112,20 +115,44 @@ def test_household_replays_are_made_for_the_chosen_episodes(site_runs: dict[str,
     assert entries[0]["details"][0][0] == "actions" and entries[0]["scores"]["success"] == 1.0
 
 
-def test_tabletop_videos_are_copied_and_a_run_without_says_how_to_get_them(
+def test_tabletop_videos_are_copied_or_made_from_the_records_and_a_trial_that_does_not_reproduce_gets_none(
     site_runs: dict[str, Path], tmp_path: Path
 ) -> None:
-    build_site([site_runs["tt_oracle"], site_runs["tt_video"]], tmp_path, episodes="all", progress=False)
-    data = site_data(tmp_path)
-    assert data["runs"][0]["media_note"] == NO_VIDEO and "--video" in NO_VIDEO
-    assert all(e["media"] is None for e in data["episodes"]["r0"])
-    assert data["runs"][1]["media_note"] is None
-    for entry in data["episodes"]["r1"]:
+    edited = tmp_path / "edited"  # tt_oracle with its first record's score changed: that trial no longer reproduces
+    shutil.copytree(site_runs["tt_oracle"], edited)
+    manifest, records = load_run(edited)
+    with RunStore(edited) as store:
+        store.put(records[0].model_copy(update={"scores": {**records[0].scores, "intent": 0.5}}), manifest.run_identity)
+    runs = [site_runs["tt_oracle"], site_runs["tt_video"], edited]
+    built = build_site(runs, tmp_path / "site", episodes="all", progress=False)
+    site = tmp_path / "site"
+    data = site_data(site)
+    assert built["media"] == 5 and [run["media_note"] for run in data["runs"]] == [None, None, None]
+    made, copied, checked = (data["episodes"][f"r{i}"] for i in range(3))
+    for entry in copied:
         assert entry["media"]["kind"] == "video"
-        copied = tmp_path / entry["media"]["path"]
-        assert copied.read_bytes() == Path(entry["prediction"]["video"]).read_bytes()
+        assert (site / entry["media"]["path"]).read_bytes() == Path(entry["prediction"]["video"]).read_bytes()
         assert entry["stages"] and all(stage["detail"] for stage in entry["stages"])
+    for entry, recorded in zip(made, copied, strict=True):  # the same trials, made without --video: the same MP4
+        assert entry["id"] == recorded["id"] and entry["media"]["kind"] == "video"
+        assert (site / entry["media"]["path"]).read_bytes() == (site / recorded["media"]["path"]).read_bytes()
+    assert checked[0]["media"]["kind"] == "note" and "did not reproduce this trial" in checked[0]["media"]["text"]
+    assert "scores.intent: stored 0.5" in checked[0]["media"]["text"]
+    assert checked[1]["media"]["kind"] == "video"
     assert data["comparisons"][0]["error"] is None and data["comparisons"][0]["rows"]
+
+
+def test_heedful_replay_takes_the_path_of_the_runs_suite(
+    site_runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, records = load_run(site_runs["hh_oracle"])
+    assert main(["replay", str(site_runs["hh_oracle"]), records[0].episode_id, "--out", str(tmp_path / "h.png")]) == 0
+    assert "wrote" in capsys.readouterr().out and (tmp_path / "h.png").read_bytes()[:4] == b"\x89PNG"
+    _, records = load_run(site_runs["tt_oracle"])
+    assert main(["replay", str(site_runs["tt_oracle"]), records[0].episode_id, "--out", str(tmp_path / "t.png")]) == 0
+    assert "its skill calls replayed" in capsys.readouterr().out and (tmp_path / "t.png").is_file()
+    assert main(["replay", str(site_runs["dec_oracle"]), "x", "--out", str(tmp_path / "d.gif")]) == 2
+    assert "replays exist for household and tabletop runs" in capsys.readouterr().err
 
 
 def test_episodes_chooses_failed_all_the_first_n_or_none() -> None:

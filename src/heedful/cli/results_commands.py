@@ -303,22 +303,24 @@ def add_replay(sub: Any, formatter: Any) -> None:
         formatter_class=formatter,
         help=command_help("replay"),
         description=(
-            "Re-execute the tool calls an agent made in one episode of a household run (the simulator is "
-            "deterministic) and draw every step top-down: the agent with its field of view, the human, the "
-            "objects. Writes an animated GIF, an MP4 (.mp4, needs the tabletop extra), or the last frame as PNG (.png)."
+            "Household: re-execute the tool calls an agent made in one episode (the simulator is deterministic) and "
+            "draw every step top-down: the agent with its field of view, the human, the objects. Tabletop: the "
+            "trial's agentview video, made from the records of a run without --video: a planner's skill calls are "
+            "replayed, a controller is re-run (from the manifest's agent, arguments and seed), and the file is "
+            "written only when the new record reproduces the stored one (stages, steps, scores). Writes an MP4 "
+            "(.mp4, needs the tabletop extra), an animated GIF (.gif) or the last frame as PNG (.png)."
         ),
     )
     p.add_argument("run", type=Path, help="run directory")
-    p.add_argument("episode_id", help="episode id, e.g. val_seen-s_hum-001")
+    p.add_argument("episode_id", help="episode id, e.g. val_seen-s_hum-001 or s1_L1_000_pickup/t0")
     p.add_argument("--out", type=Path, required=True, help="output file (.gif, .mp4 or .png)")
     p.add_argument("--dataset", type=Path, help="dataset directory (default: the run's own source)")
-    p.add_argument("--every", type=int, default=2, help="draw every N-th step")
+    p.add_argument("--every", type=int, default=2, help="household: draw every N-th step")
     p.set_defaults(handler=cmd_replay)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from heedful.suites.household.replay import write_replay
+    from heedful.report.site.media import replay
 
-    summary = write_replay(args.run, args.episode_id, args.out, dataset=args.dataset, every=args.every)
-    print(summary)
+    print(replay(args.run, args.episode_id, args.out, dataset=args.dataset, every=args.every))
     return 0

@@ -25,7 +25,9 @@ def add_view(sub: Any, formatter: Any) -> None:
             "keys) and a search of ids and instructions, each showing what the agent saw and did (instruction, "
             "inputs, gold and prediction, raw model text, scores, tabletop stages with their reasons, household "
             "actions and model questions). Media are made for the episodes --episodes chooses: household replay "
-            "GIFs, and tabletop videos copied from a run made with `heedful run tabletop ... --video`."
+            "GIFs, and tabletop videos: copied from a run made with `heedful run tabletop ... --video`, else made "
+            "from the records (a planner's skill calls replayed, a controller re-run) and shown only when the "
+            "rolled-out trial reproduces the stored record (stages, steps, scores); otherwise a note says why."
         ),
         epilog="example: heedful view runs/oracle runs/llm --out site --episodes failed && open site/index.html",
     )
@@ -42,7 +44,7 @@ def add_view(sub: Any, formatter: Any) -> None:
         default="failed",
         metavar="failed|all|none|N",
         help="which episodes get media: failed (not correct, the default), all, none, or N (the first N of each "
-        "run); a household replay takes a few seconds",
+        "run); a household replay or a tabletop video takes a second or a few",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar while media are made")
     p.set_defaults(handler=cmd_view)

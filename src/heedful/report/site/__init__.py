@@ -26,8 +26,10 @@ def build_site(runs: list[Path], out: Path, *, episodes: str = "failed", progres
     Args:
         runs: Run directories; runs of one suite are compared to the first of them.
         out: The site's folder (created; files of an earlier site there are overwritten).
-        episodes: Which episodes get media (household replay GIFs, tabletop videos): "failed" (not correct),
-            "all", "none", or a number N (the first N episodes of each run).
+        episodes: Which episodes get media (household replay GIFs, tabletop videos: copied from a run made with
+            --video, else made from the records and kept only when the trial reproduces, see
+            `heedful.suites.tabletop.trial_video`): "failed" (not correct), "all", "none", or a number N (the
+            first N episodes of each run).
         progress: Show a progress bar on stderr while media are made.
 
     Returns:
@@ -82,13 +84,17 @@ def build_site(runs: list[Path], out: Path, *, episodes: str = "failed", progres
 
 
 def _make_media(jobs: list[tuple[str, Path, dict[str, Any], str]], out: Path, progress: bool) -> None:
-    from heedful.report.site.media import make
+    from heedful.report.site.media import close_videos, make
 
     if not jobs:
         return
+    videos: dict[Path, Any] = {}  # one tabletop video maker per run: its dataset and agent load once
     # imported by name so that mypy passes whether or not the types-tqdm stubs are installed (as heedful.runner)
     tqdm = importlib.import_module("tqdm").tqdm
-    with tqdm(total=len(jobs), desc="media", unit="episode", file=sys.stderr, disable=not progress) as bar:
-        for suite, run_dir, entry, folder in jobs:
-            make(suite, run_dir, entry, out, folder)
-            bar.update(1)
+    try:
+        with tqdm(total=len(jobs), desc="media", unit="episode", file=sys.stderr, disable=not progress) as bar:
+            for suite, run_dir, entry, folder in jobs:
+                make(suite, run_dir, entry, out, folder, videos)
+                bar.update(1)
+    finally:
+        close_videos(videos)

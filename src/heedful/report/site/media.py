@@ -1,5 +1,7 @@
-"""The media of `heedful view`, made on demand: a household episode's replay GIF (`write_replay`) and the MP4 a
-tabletop run recorded with `--video`, copied next to the page so that the site travels as one folder."""
+"""The media of `heedful view`, made on demand: a household episode's replay GIF (`write_replay`) and a tabletop
+trial's agentview MP4, copied from a run recorded with `--video` or else made from the records (`TrialVideos`: the
+trial rolled out again, kept only when it reproduces the stored record), next to the page so that the site travels
+as one folder."""
 
 from __future__ import annotations
 
@@ -7,18 +9,17 @@ import re
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from heedful.errors import ConfigError
+from heedful.errors import ConfigError, RunError
+
+if TYPE_CHECKING:
+    from heedful.suites.tabletop.trial_video import TrialVideos
 
 CHOICES = "failed, all, none or a number N (the first N episodes of each run)"
 REPLAY_FRAMES = 24
 """About how many frames a page's replay GIF has (encoding a GIF frame costs about 0.1 s; `heedful replay RUN EPISODE
 --out FILE.gif` draws every second step)."""
-NO_VIDEO = (
-    "this run was made without --video, so it has no video; rerun it with `heedful run tabletop ... --video` "
-    "(or options={'video_dir': ...} in heedful.api.evaluate) to record an agentview MP4 of every trial"
-)
 
 
 def check_episodes(episodes: str) -> str:
@@ -48,17 +49,51 @@ def plan(suite: str, entries: Sequence[dict[str, Any]], episodes: str) -> tuple[
     if suite not in ("household", "tabletop"):
         return [], None
     chosen = wanted(entries, episodes)
-    if suite == "tabletop" and not any(_video_of(e) for e in entries):
-        return [], NO_VIDEO
     if not chosen:
         return [], f"no media made: --episodes {episodes} chose none of this run's episodes"
     return chosen, None
 
 
-def make(suite: str, run_dir: Path, entry: dict[str, Any], out: Path, folder: str) -> None:
+def replay(run_dir: Path, episode_id: str, out: Path, *, dataset: Path | None = None, every: int = 2) -> str:
+    """`heedful replay`: one episode's media as a file (.gif, .mp4 or .png), by the run's suite; what was written.
+
+    Household: the top-down replay of the recorded tool calls (every `every`-th step). Tabletop: the trial's agentview
+    video, made from the records and written only when the trial reproduces (`TrialVideos`).
+
+    Raises:
+        RunError: not a run, a run of another suite, or an episode whose media cannot be made (why, in the message).
+    """
+    from heedful.runner.manifest import read_manifest
+
+    suite = read_manifest(Path(run_dir)).spec.suite
+    if suite == "household":
+        from heedful.suites.household.replay import write_replay
+
+        return write_replay(run_dir, episode_id, out, dataset=dataset, every=every)
+    if suite != "tabletop":
+        raise RunError(f"{run_dir} is a {suite} run; replays exist for household and tabletop runs")
+    from heedful.suites.tabletop.trial_video import TrialVideos
+
+    videos = TrialVideos(run_dir, dataset)
+    try:
+        return videos.write(episode_id, out)
+    finally:
+        videos.close()
+
+
+def make(
+    suite: str,
+    run_dir: Path,
+    entry: dict[str, Any],
+    out: Path,
+    folder: str,
+    videos: dict[Path, TrialVideos] | None = None,
+) -> None:
     """Write one episode's media under `out/folder` and note it in `entry["media"]` (a path relative to `out`).
 
-    A replay that fails (the dataset is not here, the simulator changed) is noted in place of the media."""
+    Media that cannot be made (the dataset is not here, the simulator changed, a tabletop agent that cannot be re-run
+    or did not reproduce the trial) are noted in their place. `videos` keeps each tabletop run's video maker between
+    calls (its dataset and agent are loaded once); `close_videos` closes them."""
     name = _safe(entry["id"])
     if suite == "household":
         from heedful.suites.household.replay import write_replay
@@ -72,17 +107,42 @@ def make(suite: str, run_dir: Path, entry: dict[str, Any], out: Path, folder: st
             return
         entry["media"] = {"kind": "image", "path": f"{folder}/{name}.gif"}
         return
+    target = out / folder / f"{name}.mp4"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    source = _stored_video(run_dir, entry)
+    if source is not None:
+        shutil.copyfile(source, target)
+    else:
+        try:
+            _video_maker(run_dir, {} if videos is None else videos).write(entry["id"], target)
+        except Exception as exc:  # the page says why this video is missing; the rest of the site stands
+            entry["media"] = {"kind": "note", "text": f"no video: {exc}"}
+            return
+    entry["media"] = {"kind": "video", "path": f"{folder}/{name}.mp4"}
+
+
+def close_videos(videos: dict[Path, TrialVideos]) -> None:
+    """Close the video makers `make` kept (a re-run agent may hold a connection)."""
+    for maker in videos.values():
+        maker.close()
+    videos.clear()
+
+
+def _video_maker(run_dir: Path, videos: dict[Path, TrialVideos]) -> TrialVideos:
+    from heedful.suites.tabletop.trial_video import TrialVideos
+
+    if run_dir not in videos:
+        videos[run_dir] = TrialVideos(run_dir)
+    return videos[run_dir]
+
+
+def _stored_video(run_dir: Path, entry: dict[str, Any]) -> Path | None:
+    """The MP4 a run made with --video recorded for this trial, if it is still there."""
     video = _video_of(entry)
     source = Path(video) if video else None
     if source is not None and not source.is_absolute() and not source.exists():
         source = run_dir / source
-    if source is None or not source.is_file():
-        entry["media"] = {"kind": "note", "text": f"the run names a video that is not here: {video}"}
-        return
-    target = out / folder / f"{name}.mp4"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(source, target)
-    entry["media"] = {"kind": "video", "path": f"{folder}/{name}.mp4"}
+    return source if source is not None and source.is_file() else None
 
 
 def _every(entry: dict[str, Any]) -> int:

@@ -338,7 +338,7 @@ APP_JS = r"""'use strict';
         alt: 'replay of ' + e.id }));
     if (m && m.kind === 'video') return el('div', { cls: 'media' }, el('video', { src: m.path, controls: 'controls',
         muted: 'muted', preload: 'metadata' }));
-    if (m && m.kind === 'note') return el('p', { cls: 'note warn', text: m.text });
+    if (m && m.kind === 'note') return el('p', { cls: 'note warn', 'data-media-note': 'episode', text: m.text });
     if (run.media_note) return el('p', { cls: 'note warn', 'data-media-note': 'run', text: run.media_note });
     return el('p', { cls: 'note',
         text: 'no media for this episode: the site was built with --episodes ' + SITE.episodes_option +
