@@ -146,3 +146,35 @@ def test_a_trial_without_a_trajectory_or_record_or_with_another_dataset_gets_a_n
     write_manifest(other, manifest.model_copy(update={"spec": spec}))
     with pytest.raises(TrialVideoError, match="it is not the run's; pass the run's dataset"):
         TrialVideos(other).write(TRIAL, tmp_path / "trial.mp4")
+
+
+@pytest.mark.slow
+def test_a_remote_policy_is_re_run_while_its_server_is_up_and_gets_a_note_once_it_is_down(tmp_path: Path) -> None:
+    pytest.importorskip("openpi_client")
+    from heedful.api import evaluate
+    from heedful.remote.mirror import MirrorPolicy
+    from heedful.remote.server import PolicyServer
+    from heedful.suites.tabletop.trial_video import TrialVideoError, TrialVideos
+
+    run = tmp_path / "remote"
+    with PolicyServer(MirrorPolicy("blind"), port=0) as server:  # heedful's real server, blind as its test peer
+        args = {"url": server.url, "connect_retries": 0}
+        evaluate(
+            suite="tabletop",
+            agent="remote",
+            agent_args=args,
+            out=run,
+            limit=1,
+            order="file",
+            options=OPTIONS,
+            progress=False,
+        )
+        videos = TrialVideos(run)
+        try:
+            assert "the agent remote re-run; it reproduced" in videos.write(TRIAL, tmp_path / "up.mp4")
+        finally:
+            videos.close()
+    assert frames(tmp_path / "up.mp4").shape == (181, 224, 224, 3)
+    with pytest.raises(TrialVideoError, match=r"agent remote .* cannot be re-run here.*could not connect.*--video"):
+        TrialVideos(run).write(TRIAL, tmp_path / "down.mp4")
+    assert not (tmp_path / "down.mp4").exists()
