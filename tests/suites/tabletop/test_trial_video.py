@@ -149,6 +149,7 @@ def test_a_trial_without_a_trajectory_or_record_or_with_another_dataset_gets_a_n
 
 
 @pytest.mark.slow
+@pytest.mark.filterwarnings(r"ignore:connect\(\) must be used as a context manager:DeprecationWarning")  # openpi-client
 def test_a_remote_policy_is_re_run_while_its_server_is_up_and_gets_a_note_once_it_is_down(tmp_path: Path) -> None:
     pytest.importorskip("openpi_client")
     from heedful.api import evaluate
