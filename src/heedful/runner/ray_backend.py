@@ -39,7 +39,7 @@ from heedful.suites.base import RolloutContext
 MAX_TRIES = 3
 """Deaths of a worker while it ran an episode before the episode is recorded as crashed."""
 IN_FLIGHT = 2
-"""Chunks queued per worker: the next chunk is already there when one finishes."""
+"""Chunks queued per worker while work is plenty: the next chunk is already there when one finishes."""
 WAIT_S = 0.5
 """Longest wait on the cluster between checks (Ctrl-C is handled at once either way)."""
 NO_WORKER_TIMEOUT_S = 300.0
@@ -224,7 +224,10 @@ class _Driver:
 
     def _submit(self) -> None:
         while self.queue:
-            free = [a for a in self.actors if a.ready and len(a.pending) < IN_FLIGHT]
+            # A second chunk waits on an actor only while there is work for every actor: near the end a chunk
+            # stays here for whichever actor is free first, so that no actor idles while another holds two.
+            depth = IN_FLIGHT if len(self.queue) >= len(self.actors) else 1
+            free = [a for a in self.actors if a.ready and len(a.pending) < depth]
             if not free:
                 return
             actor = min(free, key=lambda a: len(a.pending))
