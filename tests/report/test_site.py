@@ -19,7 +19,7 @@ from heedful.cli.view_command import add_view, cmd_view
 from heedful.errors import ConfigError
 from heedful.report.site import build_site
 from heedful.report.site.figures import NO_MATPLOTLIB
-from heedful.report.site.media import wanted
+from heedful.report.site.media import plan, wanted
 from heedful.runner import load_run
 from heedful.runner.store import RunStore
 
@@ -160,6 +160,22 @@ def test_episodes_chooses_failed_all_the_first_n_or_none() -> None:
     assert [e["id"] for e in wanted(entries, "failed")] == ["1", "2"]
     assert len(wanted(entries, "all")) == 4 and wanted(entries, "none") == []
     assert [e["id"] for e in wanted(entries, "3")] == ["0", "1", "2"]
+
+
+def test_media_stop_at_max_media_per_run_and_the_page_says_how_many_were_left(
+    site_runs: dict[str, Path], tmp_path: Path
+) -> None:
+    entries = [{"id": str(i), "correct": False} for i in range(5)]
+    chosen, note = plan("tabletop", entries, "failed", 2)
+    assert [e["id"] for e in chosen] == ["0", "1"] and note is not None
+    assert "first 2 of the 5 episodes" in note and "--max-media" in note
+    assert plan("tabletop", entries, "failed", 5) == (entries, None)
+    built = build_site([site_runs["hh_oracle"]], tmp_path / "site", episodes="all", max_media=1, progress=False)
+    assert built["media"] == 1
+    data = (tmp_path / "site" / "data.js").read_text()
+    assert "raise --max-media to make more" in data
+    with pytest.raises(ConfigError, match="--max-media must be at least 1"):
+        build_site([site_runs["hh_oracle"]], tmp_path / "site", max_media=0, progress=False)
 
 
 def test_bad_arguments_say_what_is_expected(site_runs: dict[str, Path], tmp_path: Path) -> None:

@@ -39,7 +39,11 @@ COMMANDS = (
     Command("compare", "paired comparison of two runs on the same dataset", _CLI + "results_commands:add_compare"),
     Command("schema", "print the JSON Schema of a suite's episode lines", _CLI + "results_commands:add_schema"),
     Command("list", "list suites and agents, or a suite's tasks", _CLI + "results_commands:add_list"),
-    Command("replay", "animate one episode of a household run (GIF or MP4)", _CLI + "results_commands:add_replay"),
+    Command(
+        "replay",
+        "animate a household episode or make a tabletop trial's video (GIF, MP4 or PNG)",
+        _CLI + "results_commands:add_replay",
+    ),
     Command(
         "show", "print one episode of a run: input, gold, prediction, raw text, scores", _CLI + "show_command:add_show"
     ),

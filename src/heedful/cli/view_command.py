@@ -46,6 +46,14 @@ def add_view(sub: Any, formatter: Any) -> None:
         help="which episodes get media: failed (not correct, the default), all, none, or N (the first N of each "
         "run); a household replay or a tabletop video takes a second or a few",
     )
+    p.add_argument(
+        "--max-media",
+        type=int,
+        default=None,
+        metavar="N",
+        help="at most N episodes of each run get media (default 200: a tabletop video made from the records re-runs "
+        "its trial); the run's page says how many were left without",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar while media are made")
     p.set_defaults(handler=cmd_view)
 
@@ -53,7 +61,9 @@ def add_view(sub: Any, formatter: Any) -> None:
 def cmd_view(args: argparse.Namespace) -> int:
     from heedful.report.site import build_site
 
-    built = build_site(list(args.runs), args.out, episodes=args.episodes, progress=not args.no_progress)
+    built = build_site(
+        list(args.runs), args.out, episodes=args.episodes, max_media=args.max_media, progress=not args.no_progress
+    )
     print(
         f"wrote {built['index']}: {built['runs']} run(s), {built['episodes']} episodes, {built['media']} media "
         f"in {built['seconds']:.1f} s",

@@ -20,7 +20,9 @@ from typing import Any
 from heedful.errors import ConfigError
 
 
-def build_site(runs: list[Path], out: Path, *, episodes: str = "failed", progress: bool = True) -> dict[str, Any]:
+def build_site(
+    runs: list[Path], out: Path, *, episodes: str = "failed", max_media: int | None = None, progress: bool = True
+) -> dict[str, Any]:
     """Write the site of `runs` into `out` and return what it wrote.
 
     Args:
@@ -30,13 +32,15 @@ def build_site(runs: list[Path], out: Path, *, episodes: str = "failed", progres
             --video, else made from the records and kept only when the trial reproduces, see
             `heedful.suites.tabletop.trial_video`): "failed" (not correct), "all", "none", or a number N (the
             first N episodes of each run).
+        max_media: At most this many episodes of each run get media (default `media.MAX_MEDIA`); the run's page
+            says how many were left without.
         progress: Show a progress bar on stderr while media are made.
 
     Returns:
         {"index": path of index.html, "runs", "episodes", "media", "figures" (counts), "seconds"}.
 
     Raises:
-        ConfigError: no run, or a bad `episodes`.
+        ConfigError: no run, a bad `episodes` or a `max_media` below 1.
         RunError: a path that is not a run, or a run without records.
     """
     from heedful.api import _records
@@ -48,6 +52,9 @@ def build_site(runs: list[Path], out: Path, *, episodes: str = "failed", progres
     if not runs:
         raise ConfigError("name at least one run directory: heedful view RUN [RUN ...] --out DIR")
     media.check_episodes(episodes)
+    most = media.MAX_MEDIA if max_media is None else max_media
+    if most < 1:
+        raise ConfigError(f"--max-media must be at least 1, got {most} (use --episodes none for no media)")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     loaded = [(f"r{i}", Path(run), *_records(run)) for i, run in enumerate(runs)]
@@ -55,7 +62,7 @@ def build_site(runs: list[Path], out: Path, *, episodes: str = "failed", progres
     for run_id, run_dir, manifest, records in loaded:
         summary = run_summary(run_id, run_dir, manifest, records)
         entries[run_id] = episode_entries(run_dir, manifest, records)
-        chosen, note = media.plan(manifest.spec.suite, entries[run_id], episodes)
+        chosen, note = media.plan(manifest.spec.suite, entries[run_id], episodes, most)
         summary["media_note"] = note
         summaries.append(summary)
         jobs += [(manifest.spec.suite, run_dir, entry, f"media/{run_id}") for entry in chosen]

@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     from heedful.suites.tabletop.trial_video import TrialVideos
 
 CHOICES = "failed, all, none or a number N (the first N episodes of each run)"
+MAX_MEDIA = 200
+"""Most episodes of one run that get media by default: a tabletop video made from the records re-runs its trial
+(about a second), so `--episodes failed` on a full protocol run (thousands of failed trials) would take an hour."""
 REPLAY_FRAMES = 24
 """About how many frames a page's replay GIF has (encoding a GIF frame costs about 0.1 s; `heedful replay RUN EPISODE
 --out FILE.gif` draws every second step)."""
@@ -44,13 +47,21 @@ def wanted(entries: Sequence[dict[str, Any]], episodes: str) -> list[dict[str, A
     return list(entries[: int(episodes)])
 
 
-def plan(suite: str, entries: Sequence[dict[str, Any]], episodes: str) -> tuple[list[dict[str, Any]], str | None]:
-    """The episodes to make media for, and a note for the run's page (why there are none)."""
+def plan(
+    suite: str, entries: Sequence[dict[str, Any]], episodes: str, most: int = MAX_MEDIA
+) -> tuple[list[dict[str, Any]], str | None]:
+    """The episodes to make media for (at most `most`, in dataset order), and a note for the run's page (why there
+    are none, or how many were left without)."""
     if suite not in ("household", "tabletop"):
         return [], None
     chosen = wanted(entries, episodes)
     if not chosen:
         return [], f"no media made: --episodes {episodes} chose none of this run's episodes"
+    if len(chosen) > most:
+        return chosen[:most], (
+            f"media for the first {most} of the {len(chosen)} episodes --episodes {episodes} chose (each takes a "
+            "second or a few); the others show their details only: raise --max-media to make more"
+        )
     return chosen, None
 
 

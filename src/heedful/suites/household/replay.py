@@ -142,7 +142,10 @@ def find_episode(run_dir: Path, episode_id: str, dataset: Path | None) -> tuple[
 
     manifest, records = load_run(Path(run_dir))
     if manifest.spec.suite != "household":
-        raise RunError(f"{run_dir} is a {manifest.spec.suite} run; replays exist for household runs only")
+        raise RunError(
+            f"{run_dir} is a {manifest.spec.suite} run; this replay is for household runs "
+            "(`heedful replay` makes a tabletop run's trial videos)"
+        )
     record = next((r for r in records if r.episode_id == episode_id), None)
     if record is None:
         raise RunError(f"run {run_dir} has no record of episode {episode_id!r}")
