@@ -27,8 +27,8 @@ def _free_port() -> int:
     ("kwargs", "message"),
     [
         ({"backend": "dask"}, "unknown backend 'dask'; choose one of local, ray"),
-        ({"address": "auto"}, "--address only apply to --backend ray"),
-        ({"resources": '{"CPU": 1}'}, "--resources only apply to --backend ray"),
+        ({"address": "auto"}, "--address only applies to --backend ray"),
+        ({"resources": '{"CPU": 1}'}, "--resources only applies to --backend ray"),
         ({"backend": "ray", "resources": "{CPU: 1}"}, "is not JSON"),
         ({"backend": "ray", "resources": "[1]"}, "must be a JSON object"),
         ({"backend": "ray", "resources": '{"GPU": -1}'}, "'GPU': -1 is not a non-negative amount"),

@@ -68,7 +68,9 @@ def backend_options(
     if backend != "ray":
         given = [flag for flag, value in (("--address", address), ("--resources", resources)) if value is not None]
         if given:
-            raise ConfigError(f"{' and '.join(given)} only apply to --backend ray")
+            raise ConfigError(
+                f"{' and '.join(given)} only {'applies' if len(given) == 1 else 'apply'} to --backend ray"
+            )
         return None
     if importlib.util.find_spec("ray") is None:
         raise MissingDependencyError(f"--backend ray needs ray: {INSTALL_HINT}")
