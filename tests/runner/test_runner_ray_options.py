@@ -68,6 +68,13 @@ def test_the_ray_backend_without_ray_says_how_to_install_it(monkeypatch: pytest.
         import_ray()
 
 
+def test_a_ray_client_address_without_rays_client_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("ray")
+    monkeypatch.setitem(sys.modules, "grpc", None)  # plain `ray` does not install grpcio, which ray:// needs
+    with pytest.raises(MissingDependencyError, match=r"pip install 'ray\[client\]'"):
+        backend_options("ray", address="ray://127.0.0.1:10001")
+
+
 def test_resources_become_the_actor_options() -> None:
     assert parse_resources(None) == {"CPU": 1.0}
     assert parse_resources({"GPU": 0.25}) == {"GPU": 0.25, "CPU": 1.0}

@@ -60,7 +60,7 @@ def backend_options(
     Raises:
         ConfigError: an unknown backend, `address` or `resources` without the Ray backend, a malformed address or
             resources, or custom resources for a Ray instance heedful would start itself.
-        MissingDependencyError: the Ray backend without ray installed.
+        MissingDependencyError: the Ray backend without ray installed, or a `ray://` address without Ray's client.
         RunError: `address` names a cluster that does not answer.
     """
     if backend not in BACKENDS:
@@ -75,6 +75,11 @@ def backend_options(
     if importlib.util.find_spec("ray") is None:
         raise MissingDependencyError(f"--backend ray needs ray: {INSTALL_HINT}")
     parsed = parse_resources(resources)
+    if address is not None and address.startswith("ray://") and importlib.util.find_spec("grpc") is None:
+        raise MissingDependencyError(
+            f"--address {address} connects through Ray's client, which needs grpcio: pip install 'ray[client]' "
+            "(or pass the head's GCS address, HOST:6379, from a machine of the cluster)"
+        )
     if address is not None:
         check_reachable(address)
     elif set(parsed) - {"CPU", "GPU"}:
