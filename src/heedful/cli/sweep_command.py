@@ -1,0 +1,43 @@
+"""`heedful sweep SWEEP.toml`: run a matrix of runs as one resumable job and print its combined table;
+`heedful sweep DIR` prints the table of a sweep directory (see `heedful.sweep`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+HELP = "run a matrix of agents x suites x seeds x options as one resumable job; one table of all its runs"
+
+
+def add_sweep(sub: Any, formatter: Any) -> None:
+    p = sub.add_parser(
+        "sweep",
+        formatter_class=formatter,
+        help=HELP,
+        description=(
+            "Run every cell of a sweep file (agents or checkpoints x suites x seeds x option sets), each into its "
+            "own resumable run directory OUT/SUITE/AGENT[/OPTIONS]/seedS, then print one table of every cell's "
+            "overall metrics with 95%% intervals and, with `baseline = AGENT`, the paired differences against that "
+            "agent. Run the same command again to continue a stopped sweep. The file format is in heedful.sweep's "
+            "docstring (python -c 'import heedful.sweep; help(heedful.sweep)')."
+        ),
+    )
+    p.add_argument("sweep", type=Path, help="a sweep file (.toml), or a sweep directory to print its table")
+    p.add_argument("--out", type=Path, help="the sweep directory (default: the file's `out`)")
+    p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples of the table's intervals")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bars")
+    p.set_defaults(handler=cmd_sweep)
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from heedful.sweep import load_sweep, run_sweep, sweep_table
+
+    if args.sweep.is_dir():
+        print(sweep_table(args.sweep, resamples=args.resamples))
+        return 0
+    sweep = load_sweep(args.sweep, args.out)
+    entries = run_sweep(sweep, progress=not args.no_progress, say=lambda line: print(line, file=sys.stderr))
+    print(sweep_table(sweep.out, resamples=args.resamples))
+    return 0 if all(e["state"] == "finished" for e in entries) else 1
