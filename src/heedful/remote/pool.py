@@ -1,0 +1,174 @@
+"""A pool of policy servers: the `remote` controller spread over several servers, one episode in flight on each.
+
+    AGENTS.register("tabletop/remote-pool", "heedful.remote.pool:RemotePoolAgent")
+    evaluate(suite="tabletop", agent="remote-pool", agent_args={"urls": ["ws://a:8000", "ws://b:8000"]}, ...)
+
+The pool declares `concurrency = len(urls)`, so the runner keeps that many rollouts in flight (in threads of one
+process: run it with one worker, the servers are the parallelism). Each episode checks out a free server for the
+whole episode: a policy server may keep state between requests, so an episode never moves to another server once
+it has sent a request. A server that cannot be reached when an episode starts (after `connect_retries`, as for
+`remote`) is taken out of rotation and the episode starts on another one; nothing was sent yet, so that is safe.
+A server that fails mid-episode (an error reply, a closed connection, no reply in time) fails that episode
+(`interface_error` / `timeout`, run again by `--resume`, which starts with every server back in rotation) and is
+taken out of rotation, so the episodes after it go to the others. With every server out, episodes fail with the
+reasons. Records do not depend on which server ran an episode (the served policies must be the same).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from heedful.errors import AgentInterfaceError, AgentTimeoutError, ConfigError
+from heedful.remote.agent import RemoteAgent
+
+WAIT_S = 0.5
+"""How often an episode waiting for a free server checks that some server is still in rotation."""
+
+
+class RemotePoolAgent:
+    """The `remote` controller over several policy servers (see the module).
+
+    Args:
+        urls: The servers, ws://HOST:PORT each, serving the same policy.
+        **remote_args: Everything else `RemoteAgent` takes (replan, adapter, timeouts, retries, adapter arguments).
+    """
+
+    name = "remote-pool"
+    session_args = ("urls", "connect_timeout", "request_timeout", "connect_retries", "api_key_env")
+
+    def __init__(self, *, urls: Sequence[str], **remote_args: Any) -> None:
+        if isinstance(urls, str) or not isinstance(urls, Sequence) or not urls:
+            raise ConfigError(f"urls must be a non-empty list of ws://HOST:PORT addresses, got {urls!r}")
+        if len(set(urls)) != len(urls):
+            raise ConfigError(f"urls lists a server twice: {list(urls)!r}; one slot per server")
+        if {"url", "host", "port"} & set(remote_args):
+            raise ConfigError("give a pool's servers as urls=[...], not url / host / port")
+        self.members = [RemoteAgent(url=url, **remote_args) for url in urls]
+        self.concurrency = len(self.members)
+        self.cameras = self.members[0].cameras
+        self.out_of_rotation: dict[str, str] = {}
+        self._free: queue.Queue[RemoteAgent] = queue.Queue()
+        for member in self.members:
+            self._free.put(member)
+        self._local = threading.local()
+        self._lock = threading.Lock()
+
+    # --- the controller protocol, routed to this episode's server --------------------------------------------
+
+    def begin_trial(self, trial: Any, seed: int) -> None:
+        self._local.trial = (trial, seed)
+        self._checkout().begin_trial(trial, seed)
+
+    def reset(self) -> None:
+        """Start an episode on a server that answers, taking the ones that do not out of rotation."""
+        member = self._held() or self._checkout()
+        while True:
+            try:
+                member.reset()
+                return
+            except AgentInterfaceError as exc:  # no connection: nothing was sent, the episode may move
+                self._retire(member, str(exc))
+            member = self._checkout()
+            trial = getattr(self._local, "trial", None)
+            if trial is not None:
+                member.begin_trial(*trial)
+
+    def set_instruction(self, instruction: str) -> None:
+        self._current().set_instruction(instruction)
+
+    def predict(self, observation: dict[str, Any]) -> NDArray[np.float64]:
+        """The episode's server's actions; a server that fails (error reply, closed connection, no reply in time)
+        fails this episode and leaves rotation, so the next episodes go to the others."""
+        member = self._current()
+        try:
+            return member.predict(observation)
+        except (AgentInterfaceError, AgentTimeoutError) as exc:
+            self._retire(member, str(exc).splitlines()[0])
+            raise
+
+    def trial_report(self) -> tuple[dict[str, Any], dict[str, float]]:
+        """The episode's report from its server, which is then free for the next episode."""
+        report = self._current().trial_report()
+        self._release()
+        return report
+
+    # --- run bookkeeping -----------------------------------------------------------------------------------
+
+    def describe(self) -> dict[str, Any]:
+        """The manifest's description: every server's, connecting to each (an unreachable one leaves rotation).
+
+        Raises:
+            AgentInterfaceError: no server can be reached (the run stops before it starts).
+        """
+        described: dict[str, Any] = {}
+        for member in self.members:
+            try:
+                described[member.url] = member.describe()
+            except AgentInterfaceError as exc:
+                self._retire(member, str(exc))
+        if not described:
+            raise AgentInterfaceError(f"no policy server of the pool can be reached: {self._reasons()}")
+        first = next(iter(described.values()))
+        return {
+            **first,
+            "name": self.name,
+            "url": None,
+            "urls": [member.url for member in self.members],
+            "servers": {url: d.get("server_metadata") for url, d in described.items()},
+            "out_of_rotation": dict(self.out_of_rotation),
+        }
+
+    def close(self) -> None:
+        for member in self.members:
+            member.close()
+
+    # --- checking servers out and in ----------------------------------------------------------------------
+
+    def _held(self) -> RemoteAgent | None:
+        member: RemoteAgent | None = getattr(self._local, "member", None)
+        return member
+
+    def _current(self) -> RemoteAgent:
+        member = self._held()
+        if member is None:
+            raise AgentInterfaceError("no policy server holds this episode (reset was not called)")
+        return member
+
+    def _checkout(self) -> RemoteAgent:
+        """A free server in rotation for this thread's episode (the one it held before goes back first)."""
+        self._release()
+        while True:
+            try:
+                member = self._free.get(timeout=WAIT_S)
+            except queue.Empty:
+                with self._lock:
+                    if len(self.out_of_rotation) == len(self.members):
+                        raise AgentInterfaceError(
+                            f"every policy server of the pool is out of rotation: {self._reasons()}"
+                        ) from None
+                continue
+            if member.url not in self.out_of_rotation:
+                self._local.member = member
+                return member
+
+    def _release(self) -> None:
+        member = self._held()
+        self._local.member = None
+        if member is not None and member.url not in self.out_of_rotation:
+            self._free.put(member)
+
+    def _retire(self, member: RemoteAgent, reason: str) -> None:
+        with self._lock:
+            self.out_of_rotation[member.url] = reason
+        if self._held() is member:
+            self._local.member = None
+        member.link.drop()
+
+    def _reasons(self) -> str:
+        return "; ".join(f"{url}: {reason}" for url, reason in self.out_of_rotation.items())
