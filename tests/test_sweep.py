@@ -79,8 +79,7 @@ def test_a_sweep_of_two_agents_on_two_suites_runs_resumes_and_prints_one_table(
     assert {c["run_dir"]: (out / c["run_dir"] / "records.sqlite").stat().st_mtime_ns for c in cells} == stamps
     assert _sweep_cli(str(out), "--resamples", "200") == 0
     assert capsys.readouterr().out == table
-    with capsys.disabled():
-        print(f"\n{table}")  # the combined table, for the record (pytest -s)
+    print(table)  # the combined table, for the record (pytest -s shows it)
 
 
 @pytest.mark.parametrize(
