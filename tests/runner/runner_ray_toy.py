@@ -52,10 +52,15 @@ class KillerAgent(ToyAgent):
     """The toy agent, whose Ray worker process exits abruptly (os._exit) on episode number `kill_at`.
 
     With `marker`, only the first time: the file is created before the exit, and its presence spares later tries.
-    With `delay`, every episode first sleeps that long (so that a test can kill a worker mid-run).
+    With `delay`, every episode first sleeps that long (so that a test can kill a worker mid-run). With `broken`,
+    it cannot be built inside a Ray actor.
     """
 
-    def __init__(self, kill_at: int = -1, marker: str = "", delay: float = 0.0, pid_dir: str = "") -> None:
+    def __init__(
+        self, kill_at: int = -1, marker: str = "", delay: float = 0.0, pid_dir: str = "", broken: bool = False
+    ) -> None:
+        if broken and in_ray_actor():
+            raise RuntimeError("the toy agent refuses to start in a Ray actor")
         super().__init__()
         self.kill_at, self.marker, self.delay, self.pid_dir = kill_at, marker, delay, pid_dir
 

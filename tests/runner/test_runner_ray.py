@@ -18,7 +18,8 @@ from runner_toy import SUITE_NAME, make_episodes, reference, stored, toy_spec
 
 from heedful.agents.registry import AGENTS, make_agent
 from heedful.cli import main
-from heedful.runner import load_run, run
+from heedful.errors import RunError
+from heedful.runner import load_run, ray_backend, run
 from heedful.runner.backends import Work, execute, fit_agent
 from heedful.runner.ray_backend import MAX_TRIES
 from heedful.runner.ray_options import RayOptions
@@ -139,3 +140,25 @@ def test_closing_the_ray_backend_kills_its_workers(cluster: Any, tmp_path: Path)
 
 def test_killer_agent_never_kills_the_driver() -> None:
     assert not runner_ray_toy.in_ray_actor()
+
+
+@pytest.mark.usefixtures("killer")
+def test_a_worker_that_cannot_build_its_agent_stops_the_run_with_the_traceback(cluster: Any, tmp_path: Path) -> None:
+    episodes = make_episodes(8)
+    spec = toy_spec(episodes, agent=KILLER_NAME, agent_args={"broken": True})
+    with pytest.raises(RunError, match="setting up the worker failed") as caught:
+        run(spec, episodes, tmp_path / "ray", workers=2, progress=False, backend="ray")
+    assert "refuses to start in a Ray actor" in str(caught.value)
+    manifest, _ = load_run(tmp_path / "ray")
+    assert manifest.state == "failed" and "RunError" in (manifest.stop_reason or "")
+    wait_for_free_cpus(cluster)
+
+
+def test_workers_the_cluster_cannot_place_stop_the_run_after_a_while(
+    cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ray_backend, "NO_WORKER_TIMEOUT_S", 2.0)
+    episodes = make_episodes(8)
+    with pytest.raises(RunError, match="no Ray worker has been alive for 2 s"):  # the cluster has no GPU
+        run(toy_spec(episodes), episodes, tmp_path / "ray", progress=False, backend="ray", resources={"GPU": 1})
+    wait_for_free_cpus(cluster)
