@@ -111,7 +111,8 @@ def descendants(roots: set[int], table: dict[int, tuple[int, str]]) -> set[int]:
 def cluster_pids(temp_dir: str) -> set[int]:
     """The processes of the Ray cluster whose files live in `temp_dir`: its daemons and their workers."""
     table = processes()
-    return descendants({pid for pid, (_, cmd) in table.items() if temp_dir in cmd}, table)
+    roots = {pid for pid, (_, cmd) in table.items() if temp_dir in cmd and pid != os.getpid()}
+    return descendants(roots, table) - {os.getpid()}
 
 
 def cluster_workers(temp_dir: str) -> list[int]:
