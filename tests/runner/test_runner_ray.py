@@ -162,3 +162,34 @@ def test_workers_the_cluster_cannot_place_stop_the_run_after_a_while(
     with pytest.raises(RunError, match="no Ray worker has been alive for 2 s"):  # the cluster has no GPU
         run(toy_spec(episodes), episodes, tmp_path / "ray", progress=False, backend="ray", resources={"GPU": 1})
     wait_for_free_cpus(cluster)
+
+
+def test_tabletop_records_are_the_same_on_ray_as_serial_and_in_the_pool(cluster: Any, tmp_path: Path) -> None:
+    pytest.importorskip("mujoco")
+    common = ["run", "tabletop", "--agent", "oracle", "--limit", "4", "--trials", "1", "--no-progress"]
+    assert main([*common, "--out", str(tmp_path / "serial")]) == 0
+    assert main([*common, "--out", str(tmp_path / "pool"), "--workers", "2"]) == 0
+    assert main([*common, "--out", str(tmp_path / "ray"), "--workers", "2", "--backend", "ray"]) == 0
+    serial = bodies(tmp_path / "serial")
+    assert len(serial) == 4 and bodies(tmp_path / "pool") == serial and bodies(tmp_path / "ray") == serial
+
+
+def test_household_records_are_the_same_on_ray_as_serial_and_in_the_pool(cluster: Any, tmp_path: Path) -> None:
+    from heedful.runner import RunSpec
+    from heedful.suites.household.suite import HouseholdSuite
+
+    suite = HouseholdSuite()
+    episodes = suite.generate(0, {"houses": 2, "seen_houses": 1, "per_split_type": 1})[:6]
+    spec = RunSpec(
+        suite="household",
+        suite_version=suite.version,
+        dataset_hash=suite.dataset_hash(episodes),
+        dataset_source="test",
+        agent="oracle",
+        seed=5,
+    )
+    run(spec, episodes, tmp_path / "serial", progress=False)
+    run(spec, episodes, tmp_path / "pool", workers=2, progress=False)
+    run(spec, episodes, tmp_path / "ray", workers=2, progress=False, backend="ray")
+    serial = bodies(tmp_path / "serial")
+    assert len(serial) == 6 and bodies(tmp_path / "pool") == serial and bodies(tmp_path / "ray") == serial
