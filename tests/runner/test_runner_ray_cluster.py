@@ -87,7 +87,7 @@ def _launch(spec: RunSpec, run_dir: Path, n: int, cluster: Cluster, *extra: str)
 def test_killing_the_second_nodes_workers_mid_run_loses_and_duplicates_nothing(
     two_nodes: Cluster, tmp_path: Path
 ) -> None:
-    n = 120
+    n = 200  # 8 s of work for the head alone: time for the second node's worker to start on a busy machine
     episodes = make_episodes(n)
     expected = reference(toy_spec(episodes), episodes, tmp_path / "serial")
     pid_dir = tmp_path / "pids"  # each worker process touches its pid here when it runs an episode
