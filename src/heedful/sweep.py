@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import json
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -137,10 +138,31 @@ def run_sweep(sweep: Sweep, *, progress: bool = True, say: Callable[[str], None]
     A cell that fails (an unreachable server, a crash of the run) is recorded as failed with its reason and the
     sweep goes on; Ctrl-C stops the sweep (the interrupted cell resumes next time).
     """
+    entries = [_entry(cell, sweep.out, "pending") for cell in sweep.cells]
+    with _backend_session(sweep.run):  # bad backend flags fail here, before anything is written
+        sweep.out.mkdir(parents=True, exist_ok=True)
+        _run_cells(sweep, entries, progress, say)
+    return entries
+
+
+@contextmanager
+def _backend_session(run: dict[str, Any]) -> Iterator[None]:
+    """On Ray, one session for every cell (each run would otherwise start and stop its own Ray instance)."""
+    from heedful.runner.ray_options import backend_options
+
+    ray = backend_options(run.get("backend", "local"), run.get("address"), run.get("resources"))
+    if ray is None:
+        yield
+        return
+    from heedful.runner.ray_backend import ray_session
+
+    with ray_session(ray, int(run.get("workers", 1))):
+        yield
+
+
+def _run_cells(sweep: Sweep, entries: list[dict[str, Any]], progress: bool, say: Callable[[str], None]) -> None:
     from heedful.api import evaluate
 
-    sweep.out.mkdir(parents=True, exist_ok=True)
-    entries = [_entry(cell, sweep.out, "pending") for cell in sweep.cells]
     for i, cell in enumerate(sweep.cells):
         say(
             f"sweep cell {i + 1}/{len(sweep.cells)}: {cell.suite} {cell.agent.label} {cell.options_label} "
@@ -164,7 +186,6 @@ def run_sweep(sweep: Sweep, *, progress: bool = True, say: Callable[[str], None]
             say(f"  failed: {entries[i]['reason']}")
         finally:
             _write(sweep, entries)
-    return entries
 
 
 def sweep_rows(out: Path | str, *, resamples: int = 10_000) -> list[dict[str, Any]]:

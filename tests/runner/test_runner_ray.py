@@ -193,3 +193,16 @@ def test_household_records_are_the_same_on_ray_as_serial_and_in_the_pool(cluster
     run(spec, episodes, tmp_path / "ray", workers=2, progress=False, backend="ray")
     serial = bodies(tmp_path / "serial")
     assert len(serial) == 6 and bodies(tmp_path / "pool") == serial and bodies(tmp_path / "ray") == serial
+
+
+def test_a_sweep_on_ray_gives_the_cells_of_a_local_sweep(cluster: Any, tmp_path: Path) -> None:
+    from heedful.sweep import load_sweep, run_sweep
+
+    text = '[run]\nlimit = 4\n{extra}\n[matrix]\nsuites = ["decisions"]\nagents = ["oracle", "random-valid"]\n'
+    cells = []
+    for name, extra in (("local", ""), ("ray", 'backend = "ray"\nworkers = 2')):
+        (tmp_path / f"{name}.toml").write_text(text.format(extra=extra))
+        entries = run_sweep(load_sweep(tmp_path / f"{name}.toml", tmp_path / name), progress=False, say=lambda _: None)
+        assert [e["state"] for e in entries] == ["finished", "finished"]
+        cells.append([bodies(tmp_path / name / e["run_dir"]) for e in entries])
+    assert cells[0] == cells[1] and all(cells[0])

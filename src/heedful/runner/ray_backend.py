@@ -114,6 +114,19 @@ def ray_execute(work: Work, workers: int, options: RayOptions) -> Generator[list
             ray.shutdown()
 
 
+@contextmanager
+def ray_session(options: RayOptions, workers: int) -> Iterator[None]:
+    """Connect (or start a local Ray instance) for the whole block, so that the runs inside it (a sweep's cells)
+    share one Ray session instead of starting one each; shut down at the end if started here."""
+    ray = import_ray()
+    started = _connect(ray, options, workers)
+    try:
+        yield
+    finally:
+        if started:
+            ray.shutdown()
+
+
 def _connect(ray: Any, options: RayOptions, workers: int) -> bool:
     """Connect to the cluster, or start a local Ray instance with room for every worker; True if started here."""
     if ray.is_initialized():
