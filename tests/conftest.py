@@ -42,6 +42,8 @@ HEAVY_FIRST = (
     "cli/test_cli.py",  # 72 s
     "benchmarks/test_run_all.py",  # 60 s
     "agents/test_tabletop_planner.py",  # 55 s
+    "runner/test_runner_ray.py",  # 40 s
+    "runner/test_runner_ray_cluster.py",  # 25 s
 )
 
 

@@ -4,35 +4,25 @@ or fails leaves rotation and the others take its episodes; only an episode in fl
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from remote_doubles import FaultyPolicyServer
 
-from heedful.agents.registry import AGENTS
 from heedful.api import evaluate
+from heedful.cli.main import main
 from heedful.errors import AgentInterfaceError, ConfigError
 from heedful.remote.mirror import MirrorPolicy
 from heedful.remote.pool import RemotePoolAgent
 from heedful.remote.server import PolicyServer
 from heedful.runner import load_run
 
-pytestmark = [
-    pytest.mark.filterwarnings(r"ignore:connect\(\) must be used as a context manager:DeprecationWarning"),
-    pytest.mark.usefixtures("pool_registered"),
-]
+pytestmark = pytest.mark.filterwarnings(r"ignore:connect\(\) must be used as a context manager:DeprecationWarning")
 
 OPTIONS = {"level": ["L0"], "scene": [1], "trials": 1}
 LIMIT = 6
 EPISODES = {f"s1_L0_{i:03d}_pickup/t0" for i in range(LIMIT)}
-
-
-@pytest.fixture
-def pool_registered(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setitem(AGENTS._targets, "tabletop/remote-pool", "heedful.remote.pool:RemotePoolAgent")
-    yield
 
 
 def _run(agent: str, out: Path, resume: bool = False, **agent_args: Any) -> Any:
@@ -117,3 +107,22 @@ def test_a_failing_server_fails_only_its_episode_in_flight_then_leaves_rotation(
 def test_bad_pools_are_refused(args: dict[str, Any], message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         RemotePoolAgent(**args)
+
+
+def test_the_command_line_runs_several_url_as_a_pool(
+    tmp_path: Path, oracle_mirror: MirrorPolicy, capsys: pytest.CaptureFixture[str]
+) -> None:
+    flags = ["--level", "L0", "--scene", "1", "--trials", "1", "--limit", str(LIMIT), "--order", "file"]
+    flags += ["--request-timeout", "5", "--connect-retries", "0", "--no-progress"]
+    with PolicyServer(oracle_mirror, port=0) as a, PolicyServer(oracle_mirror, port=0) as b:
+        run = ["run", "tabletop", "--agent", "remote", "--url", a.url]
+        assert main([*run, *flags, "--out", str(tmp_path / "one")]) == 0
+        assert main([*run, "--url", b.url, *flags, "--out", str(tmp_path / "pool")]) == 0
+        assert main([*run, "--url", b.url, *flags, "--workers", "2", "--out", str(tmp_path / "w")]) == 2
+        assert "drop --workers" in capsys.readouterr().err
+        oracle = ["run", "tabletop", "--agent", "oracle", "--url", a.url, "--url", b.url]
+        assert main([*oracle, *flags, "--out", str(tmp_path / "o")]) == 2
+        assert "does not take it" in capsys.readouterr().err
+    manifest, _ = load_run(tmp_path / "pool")
+    assert manifest.spec.agent == "remote-pool" and manifest.spec.agent_args["urls"] == [a.url, b.url]
+    assert _records(tmp_path / "pool") == _records(tmp_path / "one")

@@ -38,6 +38,7 @@ AGENTS: Registry[Any] = Registry(
         "tabletop/memorizer-object": "heedful.agents.tabletop_controls:MemorizerObjectAgent",
         "tabletop/planner": "heedful.agents.tabletop:LLMPlannerAgent",
         "tabletop/remote": "heedful.remote.agent:RemoteAgent",
+        "tabletop/remote-pool": "heedful.remote.pool:RemotePoolAgent",
         "tabletop/bc": "heedful.agents.tabletop_bc:BCAgent",
         "tabletop/lerobot": "heedful.agents.tabletop_lerobot:LeRobotAgent",
     },

@@ -23,6 +23,7 @@ class AgentFlag:
     type: Any = None
     metavar: str | None = None
     switch_to: bool | None = None  # a store-true flag that sets `arg` to this value
+    many: bool = False  # repeatable: one value sets `arg`, several set `arg + "s"` (an agent taking a list)
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,7 @@ class FlagGroup:
                 group.add_argument(
                     flag.flag,
                     dest=self.dest(flag),
+                    action="append" if flag.many else "store",
                     type=flag.type,
                     metavar=flag.metavar,
                     default=argparse.SUPPRESS,
@@ -75,11 +77,17 @@ class FlagGroup:
             value = getattr(args, self.dest(flag), None)
             if value is None or value is False:
                 continue
-            if not takes_any and flag.arg not in params:
+            arg = flag.arg
+            if flag.many:  # one value for an agent taking `arg`, or the list for one taking `arg + "s"`
+                arg, value = (arg + "s", list(value)) if arg + "s" in params else (arg, value)
+                if arg == flag.arg and len(value) > 1 and (takes_any or arg in params):
+                    raise CliUsageError(f"agent {agent!r} takes one {flag.flag}; give it once")
+                value = value if arg != flag.arg else value[0]
+            if not takes_any and arg not in params:
                 raise CliUsageError(f"{flag.flag} is an option of {self.owners}; agent {agent!r} does not take it")
-            if flag.arg in merged:
-                other = set_by.get(flag.arg, f"--agent-arg {flag.arg}=...")
-                raise CliUsageError(f"{flag.flag} and {other} both set {flag.arg}; give it once")
-            set_by[flag.arg] = flag.flag
-            merged[flag.arg] = flag.switch_to if flag.switch_to is not None else value
+            if arg in merged:
+                other = set_by.get(arg, f"--agent-arg {arg}=...")
+                raise CliUsageError(f"{flag.flag} and {other} both set {arg}; give it once")
+            set_by[arg] = flag.flag
+            merged[arg] = flag.switch_to if flag.switch_to is not None else value
         return merged

@@ -68,6 +68,11 @@ COMMANDS = (
     ),
     Command("serve", "serve a tabletop agent over openpi's websocket policy protocol", _CLI + "serve:add_serve"),
     Command("check", "check that a suite or an agent keeps heedful's contract", _CLI + "check_commands:add_check"),
+    Command(
+        "sweep",
+        "run a matrix of agents x suites x seeds x options as one resumable job; one table of all its runs",
+        _CLI + "sweep_command:add_sweep",
+    ),
 )
 BY_NAME = {command.name: command for command in COMMANDS}
 

@@ -16,7 +16,7 @@ from heedful.cli.command_table import command_help
 from heedful.cli.common import LazyProgress, suite_arg
 from heedful.cli.llm_args import add_llm_args, llm_agent_args
 from heedful.cli.parser import CliUsageError, Parser, key_values
-from heedful.cli.remote_args import add_remote_args, remote_agent_args
+from heedful.cli.remote_args import add_remote_args, pooled_agent, remote_agent_args
 from heedful.cli.suite_flags import add_suite_flags, suite_options
 
 # --- generate
@@ -260,6 +260,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     given = suite_options(args, args.run_options, Path("."))
     agent_args = key_values(args.agent_arg, "--agent-arg")
+    args.agent = pooled_agent(args, args.agent)
     cls = agent_class(args.agent, args.suite)
     agent_args = remote_agent_args(args, cls, args.agent, llm_agent_args(args, cls, args.agent, agent_args))
     shard = f"-shard{args.shard.replace('/', 'of')}" if args.shard else ""

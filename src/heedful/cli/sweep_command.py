@@ -8,14 +8,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-HELP = "run a matrix of agents x suites x seeds x options as one resumable job; one table of all its runs"
+from heedful.cli.command_table import command_help
 
 
 def add_sweep(sub: Any, formatter: Any) -> None:
     p = sub.add_parser(
         "sweep",
         formatter_class=formatter,
-        help=HELP,
+        help=command_help("sweep"),
         description=(
             "Run every cell of a sweep file (agents or checkpoints x suites x seeds x option sets), each into its "
             "own resumable run directory OUT/SUITE/AGENT[/OPTIONS]/seedS, then print one table of every cell's "

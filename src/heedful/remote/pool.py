@@ -42,13 +42,32 @@ class RemotePoolAgent:
     name = "remote-pool"
     session_args = ("urls", "connect_timeout", "request_timeout", "connect_retries", "api_key_env")
 
-    def __init__(self, *, urls: Sequence[str], **remote_args: Any) -> None:
+    def __init__(
+        self,
+        *,
+        urls: Sequence[str],
+        replan: int = 5,
+        adapter: str = "libero",
+        connect_timeout: float = 30.0,
+        request_timeout: float = 120.0,
+        connect_retries: int = 2,
+        **remote_args: Any,
+    ) -> None:
+        # the command-line flags are named in the signature (heedful run checks them against it); the rest, as
+        # episode_info, api_key_env and the adapter's arguments, go to `RemoteAgent` as they are
         if isinstance(urls, str) or not isinstance(urls, Sequence) or not urls:
             raise ConfigError(f"urls must be a non-empty list of ws://HOST:PORT addresses, got {urls!r}")
         if len(set(urls)) != len(urls):
             raise ConfigError(f"urls lists a server twice: {list(urls)!r}; one slot per server")
         if {"url", "host", "port"} & set(remote_args):
             raise ConfigError("give a pool's servers as urls=[...], not url / host / port")
+        remote_args |= {
+            "replan": replan,
+            "adapter": adapter,
+            "connect_timeout": connect_timeout,
+            "request_timeout": request_timeout,
+            "connect_retries": connect_retries,
+        }
         self.members = [RemoteAgent(url=url, **remote_args) for url in urls]
         self.concurrency = len(self.members)
         self.cameras = self.members[0].cameras

@@ -81,7 +81,10 @@ class RunManifest(BaseModel):
     counts: dict[str, int] = Field(default_factory=dict, description="Stored records per status.")
     wall_time_s: float = Field(default=0.0, description="Wall time summed over every session of the run.")
     sessions: int = Field(default=1, description="How many times the run was started or resumed.")
-    workers: int = Field(default=1, description="Worker processes of the last session.")
+    workers: int = Field(default=1, description="Worker processes (or Ray actors) of the last session.")
+    backend: str = Field(
+        default="local", description="Where the last session ran: local, or ray (with the cluster's address)."
+    )
     planned: int | None = Field(
         default=None, description="Episodes the run covers: the selected split and options, cut to `limit`."
     )

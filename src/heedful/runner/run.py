@@ -139,17 +139,18 @@ def run(
     agent = make_agent(spec.agent, spec.agent_args, suite=spec.suite)
     try:
         declared = capabilities(agent)
-        if workers > 1 and declared.has_budget:
+        if (workers > 1 or ray is not None) and declared.has_budget:
             raise ConfigError(
-                "a budget (--max-cost / --max-requests) is enforced in one process: run with --workers 1 "
-                "(use --concurrency N to keep several requests in flight)"
+                "a budget (--max-cost / --max-requests) is enforced in one process: run with --workers 1 and "
+                "without --backend ray (use --concurrency N to keep several requests in flight)"
             )
         _check_training(agent, _training(suite, agent, episodes if train is None else train), episodes)
         _make_run_dir(run_dir)
         with RunLock(run_dir), _sigterm_as_interrupt():
             manifest = _open_manifest(spec, run_dir, resume, declared.description(), workers, declared.session_args)
             planned = len(selected_positions(spec, suite, episodes))
-            manifest = manifest.model_copy(update={"planned": planned, "available": len(episodes)})
+            backend = "local" if ray is None else f"ray ({ray.address or 'a local instance'})"
+            manifest = manifest.model_copy(update={"planned": planned, "available": len(episodes), "backend": backend})
             write_manifest(run_dir, manifest)  # a killed run still says how much it set out to do
             session = _Session(workers, progress, retry_failed, commit or CommitPolicy(), ray)
             return _run_session(spec, suite, agent, episodes, train, run_dir, manifest, session)
