@@ -135,10 +135,13 @@ def test_earlier_usage_is_charged_on_resume_and_only_session_args_may_change(tmp
         run(spec(episodes, concurrency=2, fail_every=3), episodes, out, resume=True, progress=False)
 
 
-def test_budgets_are_refused_with_several_worker_processes(tmp_path: Path) -> None:
+def test_budgets_are_refused_with_several_worker_processes_or_on_ray(tmp_path: Path) -> None:
     episodes = make_episodes(8)
     with pytest.raises(ConfigError, match="--workers 1"):
         run(spec(episodes, budget=3), episodes, tmp_path / "run", workers=2, progress=False)
+    with pytest.raises(ConfigError, match="without --backend ray"):  # refused before Ray starts or files are written
+        run(spec(episodes, budget=3), episodes, tmp_path / "ray", backend="ray", progress=False)
+    assert not (tmp_path / "run").exists() and not (tmp_path / "ray").exists()
 
 
 def test_a_bad_concurrency_is_a_config_error(tmp_path: Path) -> None:
