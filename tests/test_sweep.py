@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from heedful.cli.main import main
 from heedful.cli.sweep_command import add_sweep
 from heedful.errors import ConfigError
 from heedful.runner import load_run
@@ -79,6 +80,18 @@ def test_a_sweep_of_two_agents_on_two_suites_runs_resumes_and_prints_one_table(
     assert {c["run_dir"]: (out / c["run_dir"] / "records.sqlite").stat().st_mtime_ns for c in cells} == stamps
     assert _sweep_cli(str(out), "--resamples", "200") == 0
     assert capsys.readouterr().out == table
+    # `heedful report` and `heedful compare` take the sweep directory too; compare may name another baseline
+    assert main(["report", str(out), "--resamples", "200"]) == 0
+    assert capsys.readouterr().out == table
+    assert main(["compare", str(out), "--baseline", "weak", "--resamples", "200"]) == 0
+    against_weak = capsys.readouterr().out
+    assert against_weak.startswith(f"sweep {out}: 4 cells, baseline weak")
+    oracle = next(r for r in sweep_rows(out, resamples=200, baseline="weak") if r["agent"] == "oracle")
+    assert oracle["baseline"] == "weak" and oracle["diff"] is not None
+    assert main(["compare", str(out), "--baseline", "nobody"]) == 2
+    assert "has no agent 'nobody'" in capsys.readouterr().err
+    assert main(["compare", str(out / "decisions" / "oracle" / "seed0")]) == 2  # one run, no sweep: say what to give
+    assert "heedful compare RUN_A RUN_B" in capsys.readouterr().err
     print(table)  # the combined table, for the record (pytest -s shows it)
 
 

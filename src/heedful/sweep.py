@@ -188,14 +188,21 @@ def _run_cells(sweep: Sweep, entries: list[dict[str, Any]], progress: bool, say:
             _write(sweep, entries)
 
 
-def sweep_rows(out: Path | str, *, resamples: int = 10_000) -> list[dict[str, Any]]:
-    """One row per cell and overall metric: value with its 95% interval and, against the baseline (same suite,
-    options and seed), the paired difference with its interval."""
+def sweep_rows(out: Path | str, *, resamples: int = 10_000, baseline: str | None = None) -> list[dict[str, Any]]:
+    """One row per cell and overall metric: value with its 95% interval and, against the baseline (the sweep file's,
+    or `baseline`, an agent label; same suite, options and seed), the paired difference with its interval.
+
+    Raises:
+        ConfigError: `baseline` is no agent of the sweep.
+    """
     from heedful.api import compare, report
 
     out = Path(out)
     info = read_sweep(out)
-    baseline = info.get("baseline")
+    baseline = baseline or info.get("baseline")
+    labels = sorted({c["agent"] for c in info["cells"]})
+    if baseline is not None and baseline not in labels:
+        raise ConfigError(f"the sweep {out} has no agent {baseline!r} to compare with; its agents: {', '.join(labels)}")
     done = [c for c in info["cells"] if (out / c["run_dir"] / "records.sqlite").exists()]
     rows: list[dict[str, Any]] = []
     for cell in done:
@@ -230,10 +237,16 @@ def sweep_rows(out: Path | str, *, resamples: int = 10_000) -> list[dict[str, An
     return rows
 
 
-def sweep_table(out: Path | str, *, resamples: int = 10_000) -> str:
+def is_sweep(path: Path | str) -> bool:
+    """Whether `path` is a sweep directory (it holds `sweep.json`)."""
+    return (Path(path) / SWEEP_FILE).is_file()
+
+
+def sweep_table(out: Path | str, *, resamples: int = 10_000, baseline: str | None = None) -> str:
     """`sweep_rows` as one terminal table (values in %), with a line on cells that have not finished."""
     info = read_sweep(Path(out))
-    rows = sweep_rows(out, resamples=resamples)
+    rows = sweep_rows(out, resamples=resamples, baseline=baseline)
+    baseline = baseline or info.get("baseline")
     header = ("suite", "options", "seed", "agent", "metric", "value [95% CI]", "n", "vs baseline [95% CI]")
     lines = [header]
     for r in rows:
@@ -245,9 +258,7 @@ def sweep_table(out: Path | str, *, resamples: int = 10_000) -> str:
         value = f"{_pct(r['value'])} [{_pct(r['ci_low'])}, {_pct(r['ci_high'])}]"
         lines.append((r["suite"], r["options"] or "-", str(r["seed"]), r["agent"], r["metric"], value, str(r["n"]), vs))
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
-    text = [
-        f"sweep {out}: {len(info['cells'])} cells" + (f", baseline {info['baseline']}" if info.get("baseline") else "")
-    ]
+    text = [f"sweep {out}: {len(info['cells'])} cells" + (f", baseline {baseline}" if baseline else "")]
     text += ["  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip() for line in lines]
     open_cells = [c for c in info["cells"] if c.get("state") != "finished"]
     if open_cells:

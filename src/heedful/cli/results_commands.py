@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         names = SUITES.names() if args.run is None else [str(args.run)]
         print(explain([get_suite(name) for name in names]))  # an unknown suite: did-you-mean
         return 0
+    if is_sweep_dir(args.run):  # a sweep directory: one table of every cell (heedful.sweep)
+        return _sweep_report(args.run, args.format, args.resamples, None)
     options = {"resamples": args.resamples, "cluster": args.cluster, "seed": args.seed}
     if args.explain:
         from heedful.runner.manifest import read_manifest
@@ -151,8 +154,14 @@ def add_compare(sub: Any, formatter: Any) -> None:
             "with SR and SPL side by side per task type and clear / ambiguous (SPL is the paper's primary metric)."
         ),
     )
-    p.add_argument("run_a", type=Path, help="run directory A (differences are A - B)")
-    p.add_argument("run_b", type=Path, help="run directory B, a run of the same dataset")
+    p.add_argument("run_a", type=Path, help="run directory A (differences are A - B), or a sweep directory")
+    p.add_argument("run_b", type=Path, nargs="?", help="run directory B, a run of the same dataset")
+    p.add_argument(
+        "--baseline",
+        metavar="AGENT",
+        help="with a sweep directory: the agent label every other agent is compared with, paired, per suite, options "
+        "and seed (default: the sweep file's baseline)",
+    )
     p.add_argument("--format", choices=["table", "json"], default="table")
     p.add_argument("--resamples", type=int, default=10_000)
     p.add_argument("--seed", type=int, default=0)
@@ -168,11 +177,37 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from heedful.api import compare, compare_text
     from heedful.report.render import rows_to_json
 
+    if args.run_b is None or args.baseline is not None:
+        if not is_sweep_dir(args.run_a) or args.run_b is not None:
+            raise ConfigError(
+                "compare two runs (heedful compare RUN_A RUN_B) or the cells of one sweep directory against a "
+                "baseline (heedful compare SWEEP_DIR [--baseline AGENT])"
+            )
+        return _sweep_report(args.run_a, args.format, args.resamples, args.baseline)
     options = {"resamples": args.resamples, "seed": args.seed, "strict": args.strict}
     if args.format == "json":
         print(rows_to_json(compare(args.run_a, args.run_b, **options)))
     else:
         print(compare_text(args.run_a, args.run_b, **options))
+    return 0
+
+
+def is_sweep_dir(path: Path) -> bool:
+    from heedful.sweep import is_sweep
+
+    return is_sweep(path)
+
+
+def _sweep_report(out: Path, fmt: str, resamples: int, baseline: str | None) -> int:
+    """Print a sweep directory's combined table (or its rows as JSON)."""
+    from heedful.sweep import sweep_rows, sweep_table
+
+    if fmt == "json":
+        print(json.dumps(sweep_rows(out, resamples=resamples, baseline=baseline), indent=2))
+    elif fmt == "table":
+        print(sweep_table(out, resamples=resamples, baseline=baseline))
+    else:
+        raise ConfigError(f"a sweep directory is reported as a table or as json, not {fmt}")
     return 0
 
 
