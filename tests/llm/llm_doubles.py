@@ -12,6 +12,7 @@ import http.client
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -246,6 +247,13 @@ class ServeProcess:
                 self.process.kill()
                 self.process.wait()
         return int(self.process.returncode)
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on (bound and released: a connection to it is refused)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 def wait_until(condition: Callable[[], bool], timeout_s: float, what: str) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_doubles import SRC, CountingProxy, ServeProcess, wait_until
+from llm_doubles import SRC, CountingProxy, ServeProcess, free_port, wait_until
 
 from heedful.agents.llm import LLMDecisionAgent
 from heedful.cli import main
@@ -125,6 +125,26 @@ def test_an_external_server_gives_the_embedded_records_and_a_rerun_makes_no_call
         assert [r.usage["cache_hits"] for r in load_run(tmp_path / "rerun")[1]] == [1] * 4
     finally:
         proxy.close()
+
+
+def test_a_pool_of_servers_spreads_requests_skips_a_dead_one_and_gives_the_same_records(
+    embedded_run: dict[str, Any], served: ServeProcess, small_dataset: Path, tmp_path: Path
+) -> None:
+    """Two forwarders to the real server stand for two servers of one model; a third URL has nothing behind it."""
+    first, second = CountingProxy(served.host_port), CountingProxy(served.host_port)
+    dead = f"http://127.0.0.1:{free_port()}/v1"
+    try:
+        pool = ["--base-url", first.url, "--base-url", dead, "--base-url", second.url]
+        flags = [*pool, "--model", served.model, "--no-cache", "--concurrency", "2", "--retries", "0"]
+        assert main(run_args(small_dataset, tmp_path / "pool", *flags)) == 0
+        assert first.chat_requests() + second.chat_requests() == 4  # the dead server cost no episode
+        assert first.chat_requests() >= 1 and second.chat_requests() >= 1
+        assert deterministic(tmp_path / "pool") == deterministic(embedded_run["run"])
+        manifest, _ = load_run(tmp_path / "pool")
+        assert manifest.agent["base_url"] == [first.url, dead, second.url]
+    finally:
+        first.close()
+        second.close()
 
 
 def test_an_answer_cut_by_max_tokens_is_a_parse_error_with_finish_reason_length(

@@ -23,7 +23,7 @@ class AgentFlag:
     type: Any = None
     metavar: str | None = None
     switch_to: bool | None = None  # a store-true flag that sets `arg` to this value
-    many: bool = False  # repeatable: one value sets `arg`, several set `arg + "s"` (an agent taking a list)
+    many: bool = False  # repeatable: one value sets `arg`; several set `arg + "s"` if the agent takes it, else `arg`
 
 
 @dataclass(frozen=True)
@@ -78,11 +78,11 @@ class FlagGroup:
             if value is None or value is False:
                 continue
             arg = flag.arg
-            if flag.many:  # one value for an agent taking `arg`, or the list for one taking `arg + "s"`
-                arg, value = (arg + "s", list(value)) if arg + "s" in params else (arg, value)
-                if arg == flag.arg and len(value) > 1 and (takes_any or arg in params):
-                    raise CliUsageError(f"agent {agent!r} takes one {flag.flag}; give it once")
-                value = value if arg != flag.arg else value[0]
+            if flag.many:  # the list for an agent taking `arg + "s"`; else one value, or the list (the agent checks)
+                if arg + "s" in params:
+                    arg, value = arg + "s", list(value)
+                else:
+                    value = value[0] if len(value) == 1 else list(value)
             if not takes_any and arg not in params:
                 raise CliUsageError(f"{flag.flag} is an option of {self.owners}; agent {agent!r} does not take it")
             if arg in merged:

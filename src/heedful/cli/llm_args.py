@@ -13,7 +13,14 @@ from heedful.cli.agent_flags import AgentFlag, FlagGroup
 FLAGS = (
     AgentFlag("--model", "model", "model name the server serves (alone: an OpenAI API model)", str, "NAME"),
     AgentFlag(
-        "--base-url", "base_url", "API root of an OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1", str, "URL"
+        "--base-url",
+        "base_url",
+        "API root of an OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1; repeat it for a pool of servers "
+        "serving the same model (requests spread over them, a failing one leaves rotation; raise --concurrency to "
+        "keep them all busy)",
+        str,
+        "URL",
+        many=True,
     ),
     AgentFlag(
         "--api-key-env",

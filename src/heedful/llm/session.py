@@ -21,13 +21,14 @@ from typing import Any
 
 from heedful.errors import ConfigError
 from heedful.llm.cache import ResponseCache, default_cache_path
-from heedful.llm.client import OpenAIBackend, require, resolve_api_key
+from heedful.llm.client import OpenAIBackend, is_loopback, require, resolve_api_key
 from heedful.llm.embedded import EmbeddedBackend
 from heedful.llm.engine import ChatBackend, ChatEngine, Completion
 from heedful.llm.models import check_gguf, default_gguf, gguf_sha256, xllamacpp_version
 from heedful.llm.request import SEED_MODULO, ChatRequest, Sampling
 from heedful.llm.retry import RetryPolicy
 from heedful.llm.server import default_threads
+from heedful.llm.server_pool import ServerPoolBackend
 from heedful.llm.usage import Budget, Prices, UsageMeter, load_prices
 from heedful.registry import suggest
 
@@ -77,12 +78,30 @@ def _embedded_model(model: str | None, base_url: str | None, gguf: str | None) -
     return check_gguf(default_gguf())
 
 
+def _servers(base_url: str | Sequence[str] | None) -> tuple[str | None, tuple[str, ...]]:
+    """(the first server or None, every server) of a `base_url` that is one URL or a list of them.
+
+    Raises:
+        ConfigError: an empty list, a repeated server, or something that is not a URL string.
+    """
+    if base_url is None:
+        return None, ()
+    urls = (base_url,) if isinstance(base_url, str) else tuple(base_url)
+    if not urls or not all(isinstance(url, str) and url for url in urls):
+        raise ConfigError(f"--base-url takes server API roots (http://HOST:PORT/v1), got {base_url!r}")
+    if len(set(urls)) != len(urls):
+        raise ConfigError(f"--base-url names a server twice: {list(urls)!r}")
+    return urls[0], urls
+
+
 class LLMSession:
     """A model connection with its sampling, cache, budget and retries. Thread-safe.
 
     Args:
         model: Model name; without `base_url` and `gguf` it names an OpenAI API model.
-        base_url: API root of an OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1.
+        base_url: API root of an OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1; a list of several
+            serving the same model is a pool (`heedful.llm.server_pool`: requests spread over them, a failing
+            one leaves rotation).
         api_key_env: Environment variable holding the API key (never stored anywhere).
         gguf: A GGUF model file for the embedded server.
         temperature, top_p, max_tokens: Sampling parameters, always sent.
@@ -103,7 +122,7 @@ class LLMSession:
     def __init__(
         self,
         model: str | None = None,
-        base_url: str | None = None,
+        base_url: str | Sequence[str] | None = None,
         api_key_env: str = "OPENAI_API_KEY",
         gguf: str | None = None,
         temperature: float = 0.0,
@@ -122,6 +141,7 @@ class LLMSession:
         threads: int | None = None,
         parallel: int = 1,
     ) -> None:
+        base_url, self.base_urls = _servers(base_url)
         if base_url is not None and gguf is not None:
             raise ConfigError("pass either --base-url (an external server) or --gguf (an embedded model), not both")
         if base_url is not None and model is None:
@@ -144,7 +164,9 @@ class LLMSession:
         if self.gguf is not None:
             require("xllamacpp", "the embedded model server")
         self.model = model or (self.gguf.stem if self.gguf else "")
-        self._api_key = None if self.gguf else resolve_api_key(api_key_env, base_url)
+        # one key for the pool: a placeholder only when every server is on this machine
+        remote = [url for url in self.base_urls if not is_loopback(url)]
+        self._api_key = None if self.gguf else resolve_api_key(api_key_env, remote[0] if remote else base_url)
         self.threads, self.parallel = threads, int(parallel)
         self.cache_path = Path(cache_path) if cache_path else default_cache_path()
         self.use_cache = bool(use_cache)
@@ -176,6 +198,8 @@ class LLMSession:
             return EmbeddedBackend(
                 self.gguf, model=self.model, timeout=self.timeout, threads=self.threads, parallel=self.parallel
             )
+        if len(self.base_urls) > 1:
+            return ServerPoolBackend(self.base_urls, self.model, self._api_key or "", self.timeout)
         return OpenAIBackend(self.base_url, self.model, self._api_key or "", self.timeout)
 
     def engine(self) -> ChatEngine:
@@ -211,7 +235,7 @@ class LLMSession:
         return {
             "backend": "embedded" if self.gguf else "openai",
             "model": self.model,
-            "base_url": self.base_url,
+            "base_url": self.base_url if len(self.base_urls) < 2 else list(self.base_urls),
             "gguf": str(self.gguf) if self.gguf else None,
             "gguf_sha256": gguf_sha256(self.gguf) if self.gguf else None,
             "xllamacpp": xllamacpp_version() if self.gguf else None,
