@@ -10,13 +10,41 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from heedful.capabilities import capabilities
-from heedful.errors import ConfigError, DatasetError, RunError
-from heedful.metrics.rows import MetricRow
-from heedful.records import Record
+from heedful.errors import ConfigError, DatasetError
+from heedful.results import (
+    compare,
+    compare_text,
+    describe_run,
+    pairing_line,
+    plot,
+    report,
+    report_text,
+    run_name,
+)
 from heedful.sampling import Order
+
+__all__ = [
+    "check_agent_inputs",
+    "check_shard",
+    "compare",
+    "compare_text",
+    "demos",
+    "describe_run",
+    "entropy",
+    "evaluate",
+    "image_renderer",
+    "load_or_generate",
+    "pairing_line",
+    "plot",
+    "report",
+    "report_text",
+    "run_name",
+    "select",
+    "train",
+]
 
 
 def load_or_generate(
@@ -152,167 +180,6 @@ def check_agent_inputs(agent_cls: Any, agent: str, agent_args: dict[str, Any], i
             raise ConfigError(f"agent {agent} cannot read the {kind} input this run shows: {reason}")
 
 
-def _records(run_dir: Path | str) -> tuple[Any, list[Record]]:
-    from heedful.runner import load_run
-
-    manifest, records = load_run(Path(run_dir))
-    if not records:
-        raise RunError(f"run {run_dir} has no records yet; start it with `heedful run`")
-    return manifest, records
-
-
-def report(
-    run_dir: Path | str, *, resamples: int = 10_000, cluster: str | None = None, seed: int = 0
-) -> tuple[list[MetricRow], str]:
-    """Metric rows of a run and a one-line title describing it."""
-    found = _report(run_dir, resamples=resamples, cluster=cluster, seed=seed)
-    return found.rows, found.title
-
-
-def report_text(
-    run_dir: Path | str, *, format: str = "table", resamples: int = 10_000, cluster: str | None = None, seed: int = 0
-) -> str:
-    """The report as text in `format` (heedful.report.REPORT_FORMATS): "table", the terminal table in the suite's
-    own layout with a usage line for model runs; "json" or "csv", every row; "markdown" or "latex", the suite's
-    paper tables and then every row (booktabs `table` floats with a caption naming suite, agent and records)."""
-    from heedful.report.formats import check_format, render
-
-    check_format(format)
-    found = _report(run_dir, resamples=resamples, cluster=cluster, seed=seed)
-    return render(
-        format, found.suite, found.rows, title=found.title, caption=found.caption, agent=found.manifest.spec.agent
-    )
-
-
-class _Report(NamedTuple):
-    suite: Any
-    manifest: Any
-    rows: list[MetricRow]
-    title: str
-    caption: str
-    """Suite, agent and records, for a table's caption."""
-    records: int
-
-
-def _report(run_dir: Path | str, *, resamples: int, cluster: str | None, seed: int) -> _Report:
-    from heedful.metrics.usage import usage_rows
-    from heedful.suites.registry import get_suite
-
-    manifest, records = _records(run_dir)
-    spec = manifest.spec
-    suite = get_suite(spec.suite)
-    clusters = tuple(suite.report_clusters)
-    if cluster is not None and cluster not in clusters:
-        raise ConfigError(
-            f"{spec.suite} reports resample by {' or '.join(clusters)}, not {cluster!r}; "
-            f"drop --cluster or choose {', '.join(clusters)}"
-        )
-    rows = suite.report(records, {"resamples": resamples, "cluster": cluster or clusters[0], "seed": seed})
-    if len(suite.metric_spec):  # a suite that declares its metrics reports no other
-        suite.metric_spec.check(rows, spec.suite)
-    rows += usage_rows(records, wall_time_s=manifest.wall_time_s, prices=manifest.agent.get("prices"))
-    mode = _run_mode(suite, spec.options)
-    if "constrained" in manifest.agent:  # language-model agents say how the answer format was enforced
-        mode += " | output " + ("constrained (json_schema)" if manifest.agent["constrained"] else "unconstrained")
-    coverage = _coverage(suite, manifest, len(records))
-    title = (
-        f"{spec.suite} | agent {spec.agent}{mode} | {coverage} | "
-        f"state {manifest.state} | "
-        f"dataset {spec.dataset_hash[:19]}"
-    )
-    caption = f"{spec.suite} suite, agent {run_name(manifest, suite)}: {coverage}"
-    return _Report(suite, manifest, rows, title, caption, len(records))
-
-
-def plot(runs: Sequence[Path | str], out: Path | str, *, resamples: int = 10_000, seed: int = 0) -> Path:
-    """Draw the main figure of one suite's runs into `out` (.pdf or .svg, vector; .png) and return its path: the
-    suite's `figure` layout filled with each run's report rows, several runs side by side (one bar per run, the
-    legend naming each run's agent). See `heedful plot --help`.
-
-    Raises:
-        ConfigError: no run, an unknown extension, or runs of different suites.
-        MissingDependencyError: matplotlib is not installed (heedful[plots]).
-        RunError: a path that is not a run.
-    """
-    from heedful.report.plot import (
-        RunRows,
-        figure_format,
-        figure_title,
-        legend_labels,
-        require_matplotlib,
-        write_figure,
-    )
-    from heedful.runner.manifest import read_manifest
-
-    out = Path(out)
-    figure_format(out)  # a wrong extension, a missing matplotlib or mixed suites fail before any report is computed
-    require_matplotlib()
-    if not runs:
-        raise ConfigError("name at least one run directory to plot: heedful plot RUN [RUN ...] --out FIG.pdf")
-    suites = [read_manifest(Path(run)).spec.suite for run in runs]
-    if len(set(suites)) > 1:
-        listed = ", ".join(f"{run} ({suite})" for run, suite in zip(runs, suites, strict=True))
-        raise ConfigError(
-            f"runs of different suites cannot share a figure: {listed}; plot each suite's runs with its own "
-            "heedful plot command"
-        )
-    found = [_report(run, resamples=resamples, cluster=None, seed=seed) for run in runs]
-    layout = found[0].suite.figure
-    if layout is None:
-        raise ConfigError(f"suite {suites[0]} declares no figure (Suite.figure); use heedful report")
-    labels = legend_labels([run_name(f.manifest, f.suite) for f in found], [Path(run).name for run in runs])
-    series = [RunRows(label, f.rows) for label, f in zip(labels, found, strict=True)]
-    write_figure(layout, series, out, figure_title(suites[0], [f.records for f in found]))
-    return out
-
-
-def _coverage(suite: Any, manifest: Any, n: int) -> str:
-    """ "N records", or "partial: N of M planned" for a run that has not covered what it set out to; and what a
-    --limit left out."""
-    planned, available = manifest.planned, manifest.available
-    text = f"{n} records"
-    if planned is not None and (n < planned or manifest.state != "finished"):
-        text = f"partial: {n} of {planned} planned"
-    if manifest.spec.shard_parts is not None:
-        parts = manifest.spec.shard_parts[1]
-        text += f" (shard {manifest.spec.shard}: one of {parts} disjoint parts, whole sampling units)"
-    limited = manifest.spec.limit is not None and manifest.spec.shard is None
-    if limited and planned is not None and available is not None and planned < available:
-        if manifest.spec.order == "stratified":
-            text += f" (--limit: a sample of {planned} of {available} episodes, stratified by {suite.sample_strata})"
-        else:
-            text += f" (--limit: the first {planned} of {available} episodes in file order)"
-    return text
-
-
-def describe_run(run_dir: Path | str) -> str:
-    """One line naming a run: directory, agent (and model), the suite's run label (decisions: condition), records."""
-    from heedful.suites.registry import get_suite
-
-    manifest, records = _records(run_dir)
-    spec = manifest.spec
-    model = manifest.agent.get("model")
-    agent = f"{spec.agent} {model}" if model else spec.agent
-    mode = _run_mode(get_suite(spec.suite), spec.options)
-    return f"{run_dir} | agent {agent}{mode} | {len(records)} records"
-
-
-def run_name(manifest: Any, suite: Any) -> str:
-    """The agent of a run as legends and captions name it: its name, its model, how the run showed the episodes
-    (e.g. "llm SmolLM2-135M (masked)")."""
-    model = manifest.agent.get("model")
-    agent = f"{manifest.spec.agent} {model}" if model else str(manifest.spec.agent)
-    parts = [part.strip() for part in _run_mode(suite, manifest.spec.options).split("|")]
-    mode = [part[1:-1] if part[:1] + part[-1:] == "()" else part for part in parts if part]
-    return f"{agent} ({', '.join(mode)})" if mode else agent
-
-
-def _run_mode(suite: Any, options: dict[str, Any]) -> str:
-    """How a run was shown its episodes, for titles: the suite's own label of its run options (decisions:
-    masking and the condition; household: the perception condition)."""
-    return str(suite.run_label(options))
-
-
 def image_renderer(suite: Any, *, size: int = 448) -> Callable[..., list[Any]]:
     """`render(episodes, out, progress=None)`: writes the suite's images into `out` and returns the episodes
     that name them (decisions: the visual subset); `progress(1, total)` is called per image.
@@ -335,64 +202,6 @@ def image_renderer(suite: Any, *, size: int = 448) -> Callable[..., list[Any]]:
         return list(suite.attach_images(episodes, Path(out), size=size, progress=progress))
 
     return render
-
-
-def pairing_line(records_a: Sequence[Record], records_b: Sequence[Record]) -> str:
-    """How many episodes a comparison pairs, and what it leaves out of each run."""
-    ids_a, ids_b = {r.episode_id for r in records_a}, {r.episode_id for r in records_b}
-    scored_a = {r.episode_id for r in records_a if r.status.scored}
-    scored_b = {r.episode_id for r in records_b if r.status.scored}
-    paired = len(scored_a & scored_b)
-    unscored = len(ids_a & ids_b) - paired
-    return (
-        f"paired {paired} episodes scored in both runs (A holds {len(ids_a)}, B {len(ids_b)}; "
-        f"{len(ids_a - ids_b)} only in A, {len(ids_b - ids_a)} only in B, {unscored} not scored in one of them)"
-    )
-
-
-def compare(
-    run_a: Path | str, run_b: Path | str, *, resamples: int = 10_000, seed: int = 0, strict: bool = False
-) -> list[Any]:
-    """Paired comparison of two runs of one suite on the same dataset; with `strict`, only of two runs that hold
-    the same episodes."""
-    from heedful.suites.registry import get_suite
-
-    manifest_a, records_a = _records(run_a)
-    manifest_b, records_b = _records(run_b)
-    if strict and {r.episode_id for r in records_a} != {r.episode_id for r in records_b}:
-        raise RunError(
-            f"--strict: the runs hold different episodes ({pairing_line(records_a, records_b)}); "
-            "resume the shorter run to the same --limit, or drop --strict to compare the shared ones"
-        )
-    if manifest_a.spec.suite != manifest_b.spec.suite:
-        raise RunError(f"cannot compare a {manifest_a.spec.suite} run with a {manifest_b.spec.suite} run")
-    if manifest_a.spec.dataset_hash != manifest_b.spec.dataset_hash:
-        raise RunError(
-            f"the runs used different datasets ({manifest_a.spec.dataset_hash[:19]} vs "
-            f"{manifest_b.spec.dataset_hash[:19]}); a paired comparison needs the same episodes"
-            + _subset_hint(manifest_a.spec.options, manifest_b.spec.options)
-        )
-    return list(get_suite(manifest_a.spec.suite).compare(records_a, records_b, resamples=resamples, seed=seed))
-
-
-def compare_text(
-    run_a: Path | str, run_b: Path | str, *, resamples: int = 10_000, seed: int = 0, strict: bool = False
-) -> str:
-    """The paired comparison as a terminal table, in the suite's own layout where it has one."""
-    from heedful.runner.manifest import read_manifest
-    from heedful.suites.registry import get_suite
-
-    rows = compare(run_a, run_b, resamples=resamples, seed=seed, strict=strict)  # both runs of one suite
-    pairs = pairing_line(_records(run_a)[1], _records(run_b)[1])
-    title = f"A: {describe_run(run_a)}\nB: {describe_run(run_b)}\n{pairs}"
-    return str(get_suite(read_manifest(Path(run_a)).spec.suite).render_comparison(rows, title))
-
-
-def _subset_hint(options_a: dict[str, Any], options_b: dict[str, Any]) -> str:
-    conditions = {options_a.get("condition", "structured"), options_b.get("condition", "structured")}
-    if "visual" not in conditions or {options_a.get("subset"), options_b.get("subset")} & {"visual"}:
-        return ""
-    return "; to pair a structured run with a visual one, run the structured one with --subset visual"
 
 
 def entropy(tasks_file: Path | str | None = None, *, libero: bool = False) -> dict[str, Any]:
