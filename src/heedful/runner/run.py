@@ -19,21 +19,18 @@ from heedful.errors import BudgetExceededError, ConfigError, DatasetError, RunEr
 from heedful.records import Status
 from heedful.runner.backends import Work, execute
 from heedful.runner.commits import BatchedWriter, CommitPolicy
-from heedful.runner.lock import LOCK_NAME, RunLock
+from heedful.runner.lock import RunLock
 from heedful.runner.manifest import (
     MANIFEST_NAME,
     RunManifest,
     RunSpec,
     RunState,
-    new_manifest,
-    read_manifest,
-    run_identity,
-    spec_differences,
     utc_now,
     write_manifest,
 )
 from heedful.runner.ray_options import RayOptions, backend_options
-from heedful.runner.store import RECORDS_NAME, RunStore, stored_records
+from heedful.runner.resume import open_manifest
+from heedful.runner.store import RunStore
 from heedful.sampling import sample_positions
 from heedful.suites.base import Suite
 from heedful.suites.lazy_episodes import episode_ids, sample_units
@@ -147,7 +144,7 @@ def run(
         _check_training(agent, _training(suite, agent, episodes if train is None else train), episodes)
         _make_run_dir(run_dir)
         with RunLock(run_dir), _sigterm_as_interrupt():
-            manifest = _open_manifest(spec, run_dir, resume, declared.description(), workers, declared.session_args)
+            manifest = open_manifest(spec, run_dir, resume, declared.description(), workers, declared.session_args)
             planned = len(selected_positions(spec, suite, episodes))
             backend = "local" if ray is None else f"ray ({ray.address or 'a local instance'})"
             manifest = manifest.model_copy(update={"planned": planned, "available": len(episodes), "backend": backend})
@@ -240,39 +237,6 @@ def _check_training(agent: Any, train: Sequence[Any], evaluation: Sequence[Any])
         check(train, evaluation)
 
 
-def _limit_key(limit: int | None) -> float:
-    return float("inf") if limit is None else float(limit)
-
-
-def _open_manifest(
-    spec: RunSpec, run_dir: Path, resume: bool, agent: dict[str, Any], workers: int, session_args: frozenset[str]
-) -> RunManifest:
-    """Create the run directory's manifest, or reopen the stored one for a resume (the caller holds the lock)."""
-    if (run_dir / MANIFEST_NAME).exists():
-        if not resume:
-            raise RunError(
-                f"run directory {run_dir} already holds a run; pass --resume to continue it or choose another --out"
-            )
-        return _resumed_manifest(read_manifest(run_dir), spec, run_dir, agent, workers, session_args)
-    if stored_records(run_dir):
-        # never adopt records without the manifest that says which agent and options produced them
-        raise RunError(
-            f"run directory {run_dir} holds records ({RECORDS_NAME}) but no {MANIFEST_NAME}, so nothing says which "
-            "agent and options produced them; heedful will not adopt them: run again into a new --out "
-            f"(the records stay in {run_dir / RECORDS_NAME})"
-        )
-    # the lock, and an empty store a reader may have created while polling, are not someone else's files
-    others = [p for p in run_dir.iterdir() if p.name != LOCK_NAME and not p.name.startswith(RECORDS_NAME)]
-    if not resume and others:
-        raise RunError(
-            f"run directory {run_dir} is not empty but holds no run; choose another --out "
-            "(or pass --resume to start a run in it anyway)"
-        )
-    manifest = new_manifest(spec, agent, workers, session_args)
-    write_manifest(run_dir, manifest)
-    return manifest
-
-
 def _make_run_dir(run_dir: Path) -> None:
     if run_dir.exists() and not run_dir.is_dir():
         raise RunError(f"run directory {run_dir} is a file; choose another --out")
@@ -297,62 +261,6 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
-
-
-def _without_session_args(spec: RunSpec, session_args: frozenset[str]) -> RunSpec:
-    kept = {key: value for key, value in spec.agent_args.items() if key not in session_args}
-    return spec.model_copy(update={"agent_args": kept})
-
-
-def _resumed_manifest(
-    stored: RunManifest,
-    spec: RunSpec,
-    run_dir: Path,
-    agent: dict[str, Any],
-    workers: int,
-    session_args: frozenset[str],
-) -> RunManifest:
-    # Session arguments (a budget, a timeout) may change on resume; everything that decides results may not.
-    differing = spec_differences(
-        _without_session_args(stored.spec, session_args), _without_session_args(spec, session_args)
-    )
-    if "suite_version" in differing:
-        raise RunError(
-            f"cannot resume {run_dir}: it holds a {stored.spec.suite_version} run, but this heedful runs "
-            f"{spec.suite_version} (the benchmark was regenerated, so the records would not be comparable); "
-            "start a new run with another --out"
-        )
-    if differing:
-        old, new = stored.spec.model_dump(mode="json"), spec.model_dump(mode="json")
-        details = "; ".join(f"{name}: stored {old[name]!r}, requested {new[name]!r}" for name in differing)
-        raise RunError(
-            f"cannot resume {run_dir}: the request differs from the stored run in "
-            f"{', '.join(differing)} ({details}); start a new run with another --out"
-        )
-    if spec.limit is not None and stored.spec.limit is not None and spec.order != stored.spec.order:
-        raise RunError(
-            f"cannot resume {run_dir} with --order {spec.order}: its --limit sample was drawn in {stored.spec.order} "
-            f"order; resume with --order {stored.spec.order} (or without --limit, to run every episode)"
-        )
-    if _limit_key(spec.limit) < _limit_key(stored.spec.limit):
-        raise RunError(
-            f"cannot resume {run_dir} with limit {spec.limit}: it already covers limit {stored.spec.limit}; "
-            "a resume may keep or raise the limit"
-        )
-    manifest = stored.model_copy(
-        update={
-            "run_identity": stored.run_identity or run_identity(stored.spec, session_args),
-            "spec": spec,
-            "state": "running",
-            "stop_reason": None,
-            "finished_at": None,
-            "agent": agent,
-            "sessions": stored.sessions + 1,
-            "workers": workers,
-        }
-    )
-    write_manifest(run_dir, manifest)
-    return manifest
 
 
 def selected_positions(spec: RunSpec, suite: Suite, episodes: Sequence[Any]) -> list[int]:
