@@ -43,10 +43,10 @@ def build_site(
         ConfigError: no run, a bad `episodes` or a `max_media` below 1.
         RunError: a path that is not a run, or a run without records.
     """
-    from heedful.results import _records
     from heedful.report.site import assets, media
     from heedful.report.site.data import comparisons, episode_entries, run_summary, to_script
     from heedful.report.site.figures import suite_figures
+    from heedful.results import _records
 
     start = time.perf_counter()
     if not runs:
