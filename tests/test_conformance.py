@@ -18,7 +18,15 @@ from heedful.suites.registry import SUITES
 
 # Agents that need a model server or a policy server to answer: their declarations are checked here, their
 # rollouts run against the real embedded model / a real policy server in tests/llm and tests/remote.
-NEEDS_A_SERVER = {"decisions/llm", "household/reasoner", "household/prompter", "tabletop/planner", "tabletop/remote"}
+NEEDS_A_SERVER = {
+    "decisions/llm",
+    "household/reasoner",
+    "household/prompter",
+    "tabletop/planner",
+    "tabletop/remote",
+    "tabletop/remote-pool",
+}
+SERVER_ARGS = {"tabletop/remote-pool": {"urls": ["ws://127.0.0.1:8000", "ws://127.0.0.1:8001"]}}  # built, not connected
 # Agents that need a trained model: checked with one in tests/learning (`test_the_bc_agent_keeps_the_contract`)
 # and tests/agents/test_tabletop_lerobot.py (`test_the_lerobot_agent_keeps_the_contract`).
 NEEDS_A_MODEL = {"tabletop/bc", "tabletop/lerobot"}
@@ -46,7 +54,7 @@ def test_agents_behind_a_server_declare_a_kind_their_suite_runs() -> None:
     for full in sorted(NEEDS_A_SERVER):
         suite, name = full.split("/")
         assert capabilities(agent_class(name, suite)).kind != "unknown", full
-        assert len(check_agent(suite, name, rollouts=False).passed) == 2, full
+        assert len(check_agent(suite, name, SERVER_ARGS.get(full), rollouts=False).passed) == 2, full
 
 
 class RemembersAgent:
