@@ -48,6 +48,8 @@ class _Session:
     retry_failed: bool
     commit: CommitPolicy
     ray: RayOptions | None = None
+    chosen: tuple[int, ...] = ()
+    """Dataset positions the run covers (`selected_positions`, computed once)."""
 
 
 @dataclass(frozen=True)
@@ -145,11 +147,12 @@ def run(
         _make_run_dir(run_dir)
         with RunLock(run_dir), _sigterm_as_interrupt():
             manifest = open_manifest(spec, run_dir, resume, declared.description(), workers, declared.session_args)
-            planned = len(selected_positions(spec, suite, episodes))
+            chosen = tuple(selected_positions(spec, suite, episodes))
+            planned = len(chosen)
             backend = "local" if ray is None else f"ray ({ray.address or 'a local instance'})"
             manifest = manifest.model_copy(update={"planned": planned, "available": len(episodes), "backend": backend})
             write_manifest(run_dir, manifest)  # a killed run still says how much it set out to do
-            session = _Session(workers, progress, retry_failed, commit or CommitPolicy(), ray)
+            session = _Session(workers, progress, retry_failed, commit or CommitPolicy(), ray, chosen)
             return _run_session(spec, suite, agent, episodes, train, run_dir, manifest, session)
     finally:
         close = capabilities(agent).close
@@ -171,7 +174,7 @@ def _run_session(
     with RunStore(run_dir) as store:
         store.check_producer(manifest.run_identity)  # a resume never extends a run that mixes two
         try:
-            todo = _todo(spec, suite, episodes, store, session.retry_failed)
+            todo = _todo(session.chosen, episodes, store, session.retry_failed)
             _charge_previous_usage(agent, store)
             fit_on = _training(suite, agent, episodes if train is None else train)
             work = Work(spec, suite, agent, fit_on, todo)
@@ -287,12 +290,9 @@ def shard_positions(chosen: Sequence[int], units: Sequence[Any], shard: tuple[in
     return [pos for pos in chosen if unit_of.get(pos, pos) % count == index - 1]
 
 
-def _todo(
-    spec: RunSpec, suite: Suite, episodes: Sequence[Any], store: RunStore, retry_failed: bool
-) -> list[tuple[int, Any]]:
-    """(index, episode) pairs of the selected episodes that still need a record."""
+def _todo(chosen: Sequence[int], episodes: Sequence[Any], store: RunStore, retry_failed: bool) -> list[tuple[int, Any]]:
+    """(index, episode) pairs of the chosen episodes that still need a record."""
     done = store.done_ids(SCORED if retry_failed else set(Status)) - store.unreadable_ids()
-    chosen = selected_positions(spec, suite, episodes)
     return [(index, episodes[index]) for index in chosen if episodes[index].episode_id not in done]
 
 
