@@ -67,13 +67,20 @@ def crash_message(exc: BaseException) -> str:
     return text
 
 
+def episode_context(spec: RunSpec, episode: Any, index: int, options: dict[str, Any] | None = None) -> RolloutContext:
+    """The context of one episode of a run: its seed derived from the run's seed and its id (so its record does
+    not depend on the backend, the worker or the order), its index, and the run's options (or `options`)."""
+    chosen = spec.options if options is None else options
+    return RolloutContext(seed=derive_seed(spec.seed, episode.episode_id), index=index, options=dict(chosen))
+
+
 def rollout_one(suite: Suite, agent: Any, episode: Any, index: int, spec: RunSpec) -> Record:
     """Roll out one episode; agent failures and crashes become records with their own status.
 
     Raises:
         RunError: the suite returned a record for another episode (a suite bug that would corrupt the run).
     """
-    context = RolloutContext(seed=derive_seed(spec.seed, episode.episode_id), index=index, options=dict(spec.options))
+    context = episode_context(spec, episode, index)
     start = time.perf_counter()
     try:
         record = suite.rollout(episode, agent, context)

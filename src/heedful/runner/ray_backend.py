@@ -27,14 +27,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from heedful.capabilities import capabilities
-from heedful.errors import ConfigError, MissingDependencyError, RunError
+from heedful.errors import MissingDependencyError, RunError
 from heedful.records import Record, Status
 from heedful.runner import backends
 from heedful.runner.backends import Work
 from heedful.runner.ray_options import INSTALL_HINT, RayOptions
-from heedful.seeding import derive_seed
-from heedful.suites.base import RolloutContext
 
 MAX_TRIES = 3
 """Deaths of a worker while it ran an episode before the episode is recorded as crashed."""
@@ -86,15 +83,10 @@ def ray_execute(work: Work, workers: int, options: RayOptions) -> Generator[list
     shut down; finished chunks have been yielded, those in flight run again on resume.
 
     Raises:
-        ConfigError: the agent enforces a budget, which only one process can.
         RunError: the cluster cannot be reached or place a worker, or a worker failed (not died) in our code.
     """
     if not work.todo:
         return
-    if capabilities(work.agent).has_budget:
-        raise ConfigError(
-            "a budget (--max-cost / --max-requests) is enforced in one process: run it without --backend ray"
-        )
     ray = import_ray()
     setup = backends._worker_setup(work)  # an agent no worker can import fails here, before Ray starts
     chunks = backends._chunks(work.todo, workers)
@@ -310,10 +302,8 @@ class _Driver:
         return None
 
     def _crashed(self, index: int, deaths: int) -> Record:
-        episode, spec = self.episodes[index], self.work.spec
-        context = RolloutContext(
-            seed=derive_seed(spec.seed, episode.episode_id), index=index, options=dict(spec.options)
-        )
+        episode = self.episodes[index]
+        context = backends.episode_context(self.work.spec, episode, index)
         # The reason names no pid or node, so that the record is the same whichever worker ran it.
         message = (
             f"the Ray worker running this episode died {deaths} times (killed, out of memory or a crash in native "

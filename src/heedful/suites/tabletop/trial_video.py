@@ -166,17 +166,13 @@ class TrialVideos:
         return capabilities(agent_class(self.spec.agent, "tabletop")).kind == "planner"
 
     def _roll_out(self, stored: Record, trial: TabletopTrial, folder: str) -> Record:
-        from heedful.seeding import derive_seed
-        from heedful.suites.base import RolloutContext
+        from heedful.runner.backends import episode_context
 
         if self.plays_calls:
             agent: Any = RecordedCalls([str(c["call"]) for c in stored.prediction.get("calls", [])])
         else:
             agent = self._rerun_agent()
-        options = {**self.spec.options, "video_dir": folder}
-        context = RolloutContext(
-            seed=derive_seed(self.spec.seed, trial.episode_id), index=stored.index, options=options
-        )
+        context = episode_context(self.spec, trial, stored.index, {**self.spec.options, "video_dir": folder})
         try:
             return self.suite.rollout(trial, agent, context)
         except (AgentInterfaceError, AgentTimeoutError, OSError) as exc:  # a policy server that is down
