@@ -152,7 +152,7 @@ def load_indexed(suite: Any, where: Path) -> LazyEpisodes | None:
 
 def _present(where: Path) -> bool:
     try:
-        return (where / "dataset.json").is_file()
+        return (where / SUMMARY_FILE).is_file()
     except OSError:  # a directory this user may not enter: a miss
         return False
 

@@ -11,17 +11,18 @@ from typing import Any
 from heedful.cli.agent_flags import AgentFlag, FlagGroup
 from heedful.cli.parser import CliUsageError
 
+URL_FLAG = AgentFlag(
+    "--url",
+    "url",
+    "policy server address, ws://HOST:PORT (or --host and --port); repeat it for a pool of servers serving the "
+    "same policy: episodes spread over them, one in flight on each, a failing server taken out of rotation "
+    "(--agent remote with several --url runs the remote-pool agent)",
+    str,
+    "URL",
+    many=True,
+)
 FLAGS = (
-    AgentFlag(
-        "--url",
-        "url",
-        "policy server address, ws://HOST:PORT (or --host and --port); repeat it for a pool of servers serving the "
-        "same policy: episodes spread over them, one in flight on each, a failing server taken out of rotation "
-        "(--agent remote with several --url runs the remote-pool agent)",
-        str,
-        "URL",
-        many=True,
-    ),
+    URL_FLAG,
     AgentFlag("--host", "host", "policy server host (default 127.0.0.1)", str, "HOST"),
     AgentFlag("--port", "port", "policy server port (default 8000, openpi's)", int, "PORT"),
     AgentFlag("--replan", "replan", "actions executed from each returned chunk (default 5, LIBERO's)", int, "N"),
@@ -64,7 +65,7 @@ def pooled_agent(args: argparse.Namespace, agent: str) -> str:
     Raises:
         CliUsageError: a pool with --workers above 1 (each worker would hold its own connection to every server).
     """
-    urls = getattr(args, REMOTE_FLAGS.dest(FLAGS[0]), None) or []
+    urls = getattr(args, REMOTE_FLAGS.dest(URL_FLAG), None) or []
     pooled = "remote-pool" if agent == "remote" and len(urls) > 1 else agent
     if pooled == "remote-pool" and getattr(args, "workers", 1) > 1:
         raise CliUsageError(

@@ -47,8 +47,8 @@ class _Session:
     progress: bool
     retry_failed: bool
     commit: CommitPolicy
-    ray: RayOptions | None = None
-    chosen: tuple[int, ...] = ()
+    ray: RayOptions | None
+    chosen: tuple[int, ...]
     """Dataset positions the run covers (`selected_positions`, computed once)."""
 
 
@@ -149,8 +149,8 @@ def run(
             manifest = open_manifest(spec, run_dir, resume, declared.description(), workers, declared.session_args)
             chosen = tuple(selected_positions(spec, suite, episodes))
             planned = len(chosen)
-            backend = "local" if ray is None else f"ray ({ray.address or 'a local instance'})"
-            manifest = manifest.model_copy(update={"planned": planned, "available": len(episodes), "backend": backend})
+            where = "local" if ray is None else f"ray ({ray.address or 'a local instance'})"
+            manifest = manifest.model_copy(update={"planned": planned, "available": len(episodes), "backend": where})
             write_manifest(run_dir, manifest)  # a killed run still says how much it set out to do
             session = _Session(workers, progress, retry_failed, commit or CommitPolicy(), ray, chosen)
             return _run_session(spec, suite, agent, episodes, train, run_dir, manifest, session)
