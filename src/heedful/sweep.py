@@ -271,17 +271,47 @@ def sweep_table(out: Path | str, *, resamples: int = 10_000, baseline: str | Non
 
 
 def read_sweep(out: Path) -> dict[str, Any]:
-    """The `sweep.json` of a sweep directory.
+    """The `sweep.json` of a sweep directory, checked like a manifest: every cell names its suite, agent, options
+    label, seed and a run directory inside the sweep.
 
     Raises:
-        RunError: `out` holds no sweep.
+        RunError: `out` holds no sweep, or its `sweep.json` is damaged or of the wrong shape.
     """
+    path = out / SWEEP_FILE
     try:
-        return dict(json.loads((out / SWEEP_FILE).read_text(encoding="utf-8")))
+        info = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as err:
         raise RunError(f"{out} holds no sweep ({SWEEP_FILE} is missing); run `heedful sweep SWEEP.toml` first") from err
     except json.JSONDecodeError as err:
-        raise RunError(f"{out / SWEEP_FILE} is damaged ({err.msg}); run the sweep again to rewrite it") from err
+        raise RunError(f"{path} is damaged ({err.msg}); run the sweep again to rewrite it") from err
+    if not isinstance(info, dict) or not isinstance(info.get("cells"), list):
+        raise RunError(f"{path} is not a sweep record (no list of cells); run the sweep again to rewrite it")
+    for i, cell in enumerate(info["cells"]):
+        _check_cell_entry(out, cell, f"{path} cell {i + 1}")
+    if info.get("baseline") is not None and not isinstance(info["baseline"], str):
+        raise RunError(f"{path}: baseline must be an agent label, got {info['baseline']!r}")
+    return dict(info)
+
+
+def _check_cell_entry(out: Path, cell: Any, where: str) -> None:
+    if not isinstance(cell, dict):
+        raise RunError(f"{where} is not an object; run the sweep again to rewrite {SWEEP_FILE}")
+    for key in ("suite", "agent", "options_label", "run_dir"):
+        if not isinstance(cell.get(key), str):
+            raise RunError(f"{where}: {key} must be a string, got {cell.get(key)!r}")
+    if not isinstance(cell.get("seed"), int) or isinstance(cell.get("seed"), bool):
+        raise RunError(f"{where}: seed must be an integer, got {cell.get('seed')!r}")
+    run_dir = Path(cell["run_dir"])
+    inside = not run_dir.is_absolute() and ".." not in run_dir.parts and "\0" not in cell["run_dir"]
+    if not inside or not (out / run_dir).resolve().is_relative_to(out.resolve()):
+        raise RunError(
+            f"{where}: run_dir {cell['run_dir']!r} is not inside the sweep {out}; heedful reads only its own cells"
+        )
+
+
+def cell_run_dirs(out: Path) -> list[Path]:
+    """The run directories of a sweep's cells (each checked to lie inside the sweep)."""
+    return [out / cell["run_dir"] for cell in read_sweep(Path(out))["cells"]]
 
 
 # --- parsing helpers ---------------------------------------------------------------------------------------

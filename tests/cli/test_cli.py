@@ -53,9 +53,9 @@ def small_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def run(dataset: Path, out: Path, agent: str, *extra: str) -> None:
+def run(dataset: Path, out: Path, agent: str, *extra: str, code: int = 0) -> None:
     args = ["run", "decisions", "--agent", agent, "--dataset", str(dataset), "--out", str(out), "--no-progress"]
-    assert main([*args, *extra]) == 0
+    assert main([*args, *extra]) == code
 
 
 def test_run_report_export_compare(small_dataset: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -145,7 +145,7 @@ def test_a_user_dataset_without_constraints_runs_every_agent_but_the_oracle(
     stripped = [json.dumps({k: v for k, v in json.loads(x).items() if k not in ("task", "template_id")}) for x in lines]
     (user / "episodes.jsonl").write_text("\n".join(stripped) + "\n")
     run(user, tmp_path / "random", "random-valid")
-    run(user, tmp_path / "oracle", "oracle")
+    run(user, tmp_path / "oracle", "oracle", code=4)  # every episode crashed: not a successful run
     _, records = load_run(tmp_path / "oracle")
     assert {r.status.value for r in records} == {"crashed"}
     assert "no symbolic task" in (records[0].error or "")

@@ -35,3 +35,13 @@ class LazyProgress:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+
+
+def add_max_errors(p: Any) -> None:
+    """`--max-errors N|P%`: how many unscored episodes still exit 0 (docs/exit-codes.md)."""
+    p.add_argument(
+        "--max-errors",
+        metavar="N|P%",
+        help="exit 0 even with up to N (or P%% of the planned) episodes crashed, timed out or with an interface "
+        "error (default 0: any unscored episode exits 4; see docs/exit-codes.md)",
+    )

@@ -15,8 +15,9 @@ from typing import Any, Protocol
 
 from heedful.agents.registry import make_agent
 from heedful.capabilities import capabilities
-from heedful.errors import BudgetExceededError, ConfigError, DatasetError, RunError
-from heedful.records import Status
+from heedful.errors import BudgetExceededError, ConfigError, DatasetError, RunAbortedError, RunError
+from heedful.outcome import ABORT_AFTER
+from heedful.records import Record, Status
 from heedful.runner.backends import Work, execute
 from heedful.runner.commits import BatchedWriter, CommitPolicy
 from heedful.runner.lock import RunLock
@@ -186,6 +187,9 @@ def _run_session(
         except KeyboardInterrupt as exc:
             _finish_after_error(exc, run_dir, manifest, store, "interrupted", started)
             raise
+        except RunAbortedError as exc:
+            _finish_after_error(exc, run_dir, manifest, store, "stopped", started, reason=str(exc))
+            raise
         except BaseException as exc:
             _finish_after_error(exc, run_dir, manifest, store, "failed", started, reason=_one_line(exc))
             raise
@@ -309,9 +313,11 @@ def _execute(work: Work, workers: int, writer: BatchedWriter, progress: bool, ra
     bar = _progress_bar(len(work.todo), progress, work.spec.suite)
     batches = execute(work, workers, ray)
     failed = 0
+    watch = _CrashWatch(ABORT_AFTER if len(work.todo) >= ABORT_AFTER else 0)
     try:
         for batch in batches:
             writer.add(batch)
+            watch.add(batch)
             failed += sum(not record.status.scored for record in batch)
             if failed:
                 bar.set_postfix_str(f"not scored={failed}")
@@ -321,6 +327,32 @@ def _execute(work: Work, workers: int, writer: BatchedWriter, progress: bool, ra
         bar.close()
         writer.flush()  # Ctrl-C, a budget stop or a failed worker keeps every finished record
     return writer.committed
+
+
+class _CrashWatch:
+    """Stops a run whose first `first` records all crashed with one error (a missing library, a broken agent):
+    thousands of identical crashes tell no more than eight. The run stays resumable."""
+
+    def __init__(self, first: int) -> None:
+        self.first = first
+        self.seen: list[Record] = []
+
+    def add(self, batch: Sequence[Record]) -> None:
+        if not self.first or len(self.seen) >= self.first:
+            return
+        self.seen += batch[: self.first - len(self.seen)]
+        if len(self.seen) < self.first:
+            return
+        errors = {_first_line(r.error) for r in self.seen if r.status == Status.CRASHED}
+        if len(errors) == 1 and all(r.status == Status.CRASHED for r in self.seen):
+            raise RunAbortedError(
+                f"the first {self.first} episodes all crashed with the same error: {errors.pop()} "
+                "(recorded as crashed; nothing more was run)"
+            )
+
+
+def _first_line(error: str | None) -> str:
+    return (error or "").strip().splitlines()[0][:500] if (error or "").strip() else ""
 
 
 def _finish(

@@ -161,6 +161,16 @@ class RunStore:
         rows = self._conn.execute("SELECT status, COUNT(*) FROM records GROUP BY status ORDER BY status")
         return {status: count for status, count in rows}
 
+    def error_counts(self) -> dict[str, int]:
+        """How often each error text occurs among the records that were not scored."""
+        failed = [s.value for s in Status if not s.scored]
+        marks = ", ".join("?" * len(failed))
+        rows = self._conn.execute(
+            f"SELECT json_extract(body, '$.error'), COUNT(*) FROM records WHERE status IN ({marks}) GROUP BY 1",
+            failed,
+        )
+        return {str(error): int(n) for error, n in rows}
+
     def __len__(self) -> int:
         (count,) = self._conn.execute("SELECT COUNT(*) FROM records").fetchone()
         return int(count)
