@@ -369,6 +369,7 @@ def _finish(
             "stop_reason": reason,
             "finished_at": utc_now(),
             "counts": store.count_by_status(),
+            "records_digest": store.digest(),
             "wall_time_s": manifest.wall_time_s + (time.monotonic() - started),
         }
     )
