@@ -109,6 +109,11 @@ def test_run_report_export_compare(small_dataset: Path, tmp_path: Path, capsys: 
 
     table_pq = pq.read_table(tmp_path / "export.parquet")
     assert table_pq.num_rows == 168 and required <= set(table_pq.column_names)
+    from heedful.report.export_schema import file_problems
+
+    for fmt in ("jsonl", "parquet"):  # typed as `heedful schema decisions --export` says, read with pyarrow
+        assert file_problems("decisions", tmp_path / f"export.{fmt}") == []
+    assert {type(x["visual"]) for x in lines} == {bool} and all(isinstance(x["gold"], str) for x in lines)
 
     capsys.readouterr()
     assert (

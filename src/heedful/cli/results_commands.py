@@ -245,14 +245,26 @@ def _sweep_report(out: Path, fmt: str, resamples: int, baseline: str | None) -> 
 
 
 def add_schema(sub: Any, formatter: Any) -> None:
-    p = sub.add_parser("schema", formatter_class=formatter, help=command_help("schema"))
+    p = sub.add_parser(
+        "schema",
+        formatter_class=formatter,
+        help=command_help("schema"),
+        description="Print the JSON Schema of one episode line of SUITE's dataset, or with --export of one row of "
+        "`heedful export` of a SUITE run (typed and versioned columns, see heedful.report.export_schema).",
+    )
     suite_arg(p)
+    p.add_argument("--export", action="store_true", help="the schema of a run's export rows instead")
     p.set_defaults(handler=cmd_schema)
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
     from heedful.suites.registry import get_suite
 
+    if args.export:
+        from heedful.report.export_schema import json_schema
+
+        print(json.dumps(json_schema(args.suite), indent=2))
+        return 0
     sys.stdout.write(get_suite(args.suite).episode_schema())
     return 0
 
