@@ -105,8 +105,13 @@ def load_sweep(path: Path | str, out: Path | str | None = None) -> Sweep:
         or not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds)
     ):
         raise ConfigError(f"{path} matrix.seeds must be a list of integers, got {seeds!r}")
-    option_sets = [_options(entry, f"{path} matrix.options") for entry in matrix.get("options", [{"label": ""}])]
+    _check_run_table(run, f"{path} [run]")
+    option_sets = [
+        _options(entry, f"{path} matrix.options")
+        for entry in _list(matrix.get("options", [{"label": ""}]), f"{path} matrix.options")
+    ]
     per_suite = _table(data.get("options", {}), f"{path} [options]")
+    _known(per_suite, set(suites), f"{path} [options] (a table per suite of the matrix)")
     _unique([label for label, _ in option_sets], f"{path} matrix.options labels")
     baseline = data.get("baseline")
     if baseline is not None and baseline not in {a.label for a in agents}:
@@ -125,10 +130,12 @@ def load_sweep(path: Path | str, out: Path | str | None = None) -> Sweep:
         [f"{c.suite}: {c.agent.label}" for c in cells if c.seed == seeds[0] and c.options_label == option_sets[0][0]],
         f"{path} matrix.agents labels",
     )
-    _check_cells(cells, path)
+    _check_cells(cells, path, run)
     where = out if out is not None else data.get("out")
     if not isinstance(where, str | Path):
         raise ConfigError(f'{path} names no sweep directory: add out = "DIR" or pass --out')
+    if not str(where) or not str(where).isprintable():
+        raise ConfigError(f"{path}: out {str(where)!r} is not a directory name (empty, or a control character)")
     return Sweep(Path(where), run, cells, baseline, text)
 
 
@@ -344,6 +351,8 @@ def _strings(value: Any, where: str) -> list[str]:
 
 def _agent(entry: Any, where: str) -> AgentEntry:
     if isinstance(entry, str) and entry:
+        if not _plain_name(entry.replace("/", "-")):
+            raise ConfigError(f"{where}: agent {entry!r} is not a name (it holds a control character)")
         return AgentEntry(entry.replace("/", "-"), entry)
     table = _table(entry, f"{where} entry")
     _known(table, {"label", "agent", "args", "suites"}, f"{where} entry")
@@ -352,7 +361,7 @@ def _agent(entry: Any, where: str) -> AgentEntry:
     if not isinstance(agent, str) or not agent or not isinstance(args, dict):
         raise ConfigError(f'{where}: {entry!r} needs agent = "NAME" and optionally args = {{...}}')
     label = table.get("label", agent)
-    if not isinstance(label, str) or not label or "/" in label or label.startswith("."):
+    if not isinstance(label, str) or not label or not _plain_name(label):
         raise ConfigError(f"{where}: label {label!r} must be a plain directory name")
     return AgentEntry(label, agent, args, suites)
 
@@ -360,9 +369,14 @@ def _agent(entry: Any, where: str) -> AgentEntry:
 def _options(entry: Any, where: str) -> tuple[str, dict[str, Any]]:
     table = dict(_table(entry, f"{where} entry"))
     label = table.pop("label", "")
-    if not isinstance(label, str) or "/" in label or label.startswith("."):
+    if not isinstance(label, str) or (label and not _plain_name(label)):
         raise ConfigError(f"{where}: label {label!r} must be a plain directory name")
     return label, table
+
+
+def _plain_name(label: str) -> bool:
+    """A directory name on every system: printable (no NUL or control character), no separator, not hidden."""
+    return label.isprintable() and not ({"/", "\\"} & set(label)) and not label.startswith(".") and len(label) <= 100
 
 
 def _unique(labels: Sequence[str], where: str) -> None:
@@ -371,8 +385,37 @@ def _unique(labels: Sequence[str], where: str) -> None:
         raise ConfigError(f"{where} repeat {', '.join(map(repr, repeated))}: give each a distinct label")
 
 
-def _check_cells(cells: Sequence[Cell], path: Path) -> None:
-    from heedful.agents.registry import agent_class
+RUN_TYPES: dict[str, tuple[type, ...]] = {
+    "limit": (int,),
+    "workers": (int,),
+    "split": (str,),
+    "order": (str,),
+    "backend": (str,),
+    "address": (str,),
+    "resources": (str, dict),
+    "verify": (bool,),
+}
+
+
+def _check_run_table(run: dict[str, Any], where: str) -> None:
+    """Every [run] value of the type and range `heedful run` takes (checked before any cell runs)."""
+    for key, value in run.items():
+        kinds = RUN_TYPES[key]
+        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+            names = " or ".join("a table" if k is dict else k.__name__ for k in kinds)
+            raise ConfigError(f"{where} {key} must be {names}, got {value!r}")
+    for key in ("limit", "workers"):
+        if key in run and run[key] < 1:
+            raise ConfigError(f"{where} {key} must be at least 1, got {run[key]}")
+    if run.get("order", "stratified") not in ("stratified", "file"):
+        raise ConfigError(f"{where} order must be stratified or file, got {run['order']!r}")
+    if run.get("backend", "local") not in ("local", "ray"):
+        raise ConfigError(f"{where} backend must be local or ray, got {run['backend']!r}")
+
+
+def _check_cells(cells: Sequence[Cell], path: Path, run: dict[str, Any] | None = None) -> None:
+    """Every cell's suite, agent, agent arguments, options and split, all checked before anything is written."""
+    from heedful.agents.registry import agent_class, check_agent_args
     from heedful.suites.registry import get_suite
 
     problems: list[str] = []
@@ -382,6 +425,22 @@ def _check_cells(cells: Sequence[Cell], path: Path) -> None:
             agent_class(agent, suite)
         except ConfigError as err:
             problems.append(f"{suite} / {agent}: {err}")
+    if problems:
+        raise ConfigError(f"{path}: cells that cannot run (nothing was started):\n  " + "\n  ".join(problems))
+    checked: set[str] = set()
+    for cell in cells:
+        what = f"{cell.suite} / {cell.agent.label}" + (f" / {cell.options_label}" if cell.options_label else "")
+        try:
+            suite = get_suite(cell.suite)
+            check_agent_args(cell.agent.agent, agent_class(cell.agent.agent, cell.suite), dict(cell.agent.args))
+            suite.check_options(dict(cell.options))
+            split = (run or {}).get("split", "all")
+            if split not in suite.splits:
+                raise ConfigError(f"split {split!r} is not one of {', '.join(suite.splits)}")
+        except ConfigError as err:
+            if what not in checked:
+                problems.append(f"{what}: {err}")
+        checked.add(what)
     if problems:
         raise ConfigError(f"{path}: cells that cannot run (nothing was started):\n  " + "\n  ".join(problems))
 

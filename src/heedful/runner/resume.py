@@ -59,6 +59,7 @@ def _verify_stored_records(run_dir: Path, stored: RunManifest) -> None:
 
     if stored_records(run_dir):
         with RunStore(run_dir) as store:
+            store.check_producer(stored.run_identity)
             store.verify(stored)
 
 

@@ -135,9 +135,15 @@ class RunStore:
         return "sha256:" + total.hexdigest()
 
     def edited_ids(self) -> list[str]:
-        """Episodes whose stored body no longer matches the digest stored with it (edited after it was written)."""
+        """Episodes whose stored body no longer matches the digest stored with it but still reads as a record (edited
+        after it was written). A body that no longer reads at all is damaged, not edited: `unreadable_ids`, which a
+        resume runs again."""
         rows = self._conn.execute("SELECT episode_id, body, digest FROM records WHERE digest IS NOT NULL")
-        return sorted(str(episode_id) for episode_id, body, digest in rows if body_digest(body) != digest)
+        edited = []
+        for episode_id, body, digest in rows:
+            if body_digest(body) != digest and _reads(body):
+                edited.append(str(episode_id))
+        return sorted(edited)
 
     def verify(self, manifest: RunManifest) -> None:
         """Refuse a store whose records were changed after they were written.
@@ -243,6 +249,14 @@ class RunStore:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _reads(body: str) -> bool:
+    try:
+        Record.model_validate_json(body)
+    except ValueError:
+        return False
+    return True
 
 
 def _counts(counts: dict[str, int]) -> str:
