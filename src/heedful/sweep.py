@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from heedful.errors import ConfigError, HeedfulError, RunError
+from heedful.sweep_checks import SWEEP_FILE, check_cell_entry, check_cells, check_run_table, plain_name
 
-SWEEP_FILE = "sweep.json"
 TOP_KEYS = {"out", "baseline", "run", "matrix", "options"}
 RUN_KEYS = {"limit", "split", "order", "workers", "backend", "address", "resources", "verify"}
 MATRIX_KEYS = {"suites", "agents", "seeds", "options"}
@@ -105,7 +105,7 @@ def load_sweep(path: Path | str, out: Path | str | None = None) -> Sweep:
         or not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds)
     ):
         raise ConfigError(f"{path} matrix.seeds must be a list of integers, got {seeds!r}")
-    _check_run_table(run, f"{path} [run]")
+    check_run_table(run, f"{path} [run]")
     option_sets = [
         _options(entry, f"{path} matrix.options")
         for entry in _list(matrix.get("options", [{"label": ""}]), f"{path} matrix.options")
@@ -130,7 +130,7 @@ def load_sweep(path: Path | str, out: Path | str | None = None) -> Sweep:
         [f"{c.suite}: {c.agent.label}" for c in cells if c.seed == seeds[0] and c.options_label == option_sets[0][0]],
         f"{path} matrix.agents labels",
     )
-    _check_cells(cells, path, run)
+    check_cells(cells, path, run)
     where = out if out is not None else data.get("out")
     if not isinstance(where, str | Path):
         raise ConfigError(f'{path} names no sweep directory: add out = "DIR" or pass --out')
@@ -294,26 +294,10 @@ def read_sweep(out: Path) -> dict[str, Any]:
     if not isinstance(info, dict) or not isinstance(info.get("cells"), list):
         raise RunError(f"{path} is not a sweep record (no list of cells); run the sweep again to rewrite it")
     for i, cell in enumerate(info["cells"]):
-        _check_cell_entry(out, cell, f"{path} cell {i + 1}")
+        check_cell_entry(out, cell, f"{path} cell {i + 1}")
     if info.get("baseline") is not None and not isinstance(info["baseline"], str):
         raise RunError(f"{path}: baseline must be an agent label, got {info['baseline']!r}")
     return dict(info)
-
-
-def _check_cell_entry(out: Path, cell: Any, where: str) -> None:
-    if not isinstance(cell, dict):
-        raise RunError(f"{where} is not an object; run the sweep again to rewrite {SWEEP_FILE}")
-    for key in ("suite", "agent", "options_label", "run_dir"):
-        if not isinstance(cell.get(key), str):
-            raise RunError(f"{where}: {key} must be a string, got {cell.get(key)!r}")
-    if not isinstance(cell.get("seed"), int) or isinstance(cell.get("seed"), bool):
-        raise RunError(f"{where}: seed must be an integer, got {cell.get('seed')!r}")
-    run_dir = Path(cell["run_dir"])
-    inside = not run_dir.is_absolute() and ".." not in run_dir.parts and "\0" not in cell["run_dir"]
-    if not inside or not (out / run_dir).resolve().is_relative_to(out.resolve()):
-        raise RunError(
-            f"{where}: run_dir {cell['run_dir']!r} is not inside the sweep {out}; heedful reads only its own cells"
-        )
 
 
 def cell_run_dirs(out: Path) -> list[Path]:
@@ -351,7 +335,7 @@ def _strings(value: Any, where: str) -> list[str]:
 
 def _agent(entry: Any, where: str) -> AgentEntry:
     if isinstance(entry, str) and entry:
-        if not _plain_name(entry.replace("/", "-")):
+        if not plain_name(entry.replace("/", "-")):
             raise ConfigError(f"{where}: agent {entry!r} is not a name (it holds a control character)")
         return AgentEntry(entry.replace("/", "-"), entry)
     table = _table(entry, f"{where} entry")
@@ -361,7 +345,7 @@ def _agent(entry: Any, where: str) -> AgentEntry:
     if not isinstance(agent, str) or not agent or not isinstance(args, dict):
         raise ConfigError(f'{where}: {entry!r} needs agent = "NAME" and optionally args = {{...}}')
     label = table.get("label", agent)
-    if not isinstance(label, str) or not label or not _plain_name(label):
+    if not isinstance(label, str) or not label or not plain_name(label):
         raise ConfigError(f"{where}: label {label!r} must be a plain directory name")
     return AgentEntry(label, agent, args, suites)
 
@@ -369,80 +353,15 @@ def _agent(entry: Any, where: str) -> AgentEntry:
 def _options(entry: Any, where: str) -> tuple[str, dict[str, Any]]:
     table = dict(_table(entry, f"{where} entry"))
     label = table.pop("label", "")
-    if not isinstance(label, str) or (label and not _plain_name(label)):
+    if not isinstance(label, str) or (label and not plain_name(label)):
         raise ConfigError(f"{where}: label {label!r} must be a plain directory name")
     return label, table
-
-
-def _plain_name(label: str) -> bool:
-    """A directory name on every system: printable (no NUL or control character), no separator, not hidden."""
-    return label.isprintable() and not ({"/", "\\"} & set(label)) and not label.startswith(".") and len(label) <= 100
 
 
 def _unique(labels: Sequence[str], where: str) -> None:
     repeated = sorted({label for label in labels if labels.count(label) > 1})
     if repeated:
         raise ConfigError(f"{where} repeat {', '.join(map(repr, repeated))}: give each a distinct label")
-
-
-RUN_TYPES: dict[str, tuple[type, ...]] = {
-    "limit": (int,),
-    "workers": (int,),
-    "split": (str,),
-    "order": (str,),
-    "backend": (str,),
-    "address": (str,),
-    "resources": (str, dict),
-    "verify": (bool,),
-}
-
-
-def _check_run_table(run: dict[str, Any], where: str) -> None:
-    """Every [run] value of the type and range `heedful run` takes (checked before any cell runs)."""
-    for key, value in run.items():
-        kinds = RUN_TYPES[key]
-        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-            names = " or ".join("a table" if k is dict else k.__name__ for k in kinds)
-            raise ConfigError(f"{where} {key} must be {names}, got {value!r}")
-    for key in ("limit", "workers"):
-        if key in run and run[key] < 1:
-            raise ConfigError(f"{where} {key} must be at least 1, got {run[key]}")
-    if run.get("order", "stratified") not in ("stratified", "file"):
-        raise ConfigError(f"{where} order must be stratified or file, got {run['order']!r}")
-    if run.get("backend", "local") not in ("local", "ray"):
-        raise ConfigError(f"{where} backend must be local or ray, got {run['backend']!r}")
-
-
-def _check_cells(cells: Sequence[Cell], path: Path, run: dict[str, Any] | None = None) -> None:
-    """Every cell's suite, agent, agent arguments, options and split, all checked before anything is written."""
-    from heedful.agents.registry import agent_class, check_agent_args
-    from heedful.suites.registry import get_suite
-
-    problems: list[str] = []
-    for suite, agent in sorted({(c.suite, c.agent.agent) for c in cells}):
-        try:
-            get_suite(suite)
-            agent_class(agent, suite)
-        except ConfigError as err:
-            problems.append(f"{suite} / {agent}: {err}")
-    if problems:
-        raise ConfigError(f"{path}: cells that cannot run (nothing was started):\n  " + "\n  ".join(problems))
-    checked: set[str] = set()
-    for cell in cells:
-        what = f"{cell.suite} / {cell.agent.label}" + (f" / {cell.options_label}" if cell.options_label else "")
-        try:
-            suite = get_suite(cell.suite)
-            check_agent_args(cell.agent.agent, agent_class(cell.agent.agent, cell.suite), dict(cell.agent.args))
-            suite.check_options(dict(cell.options))
-            split = (run or {}).get("split", "all")
-            if split not in suite.splits:
-                raise ConfigError(f"split {split!r} is not one of {', '.join(suite.splits)}")
-        except ConfigError as err:
-            if what not in checked:
-                problems.append(f"{what}: {err}")
-        checked.add(what)
-    if problems:
-        raise ConfigError(f"{path}: cells that cannot run (nothing was started):\n  " + "\n  ".join(problems))
 
 
 def _entry(cell: Cell, out: Path, state: str) -> dict[str, Any]:
