@@ -34,7 +34,8 @@ Run = Callable[..., int]
 
 def report_json(run: Path, capsys: pytest.CaptureFixture[str]) -> list[dict[str, Any]]:
     capsys.readouterr()
-    assert main(["report", str(run), "--format", "json", "--resamples", "50"]) == 0
+    # the rows are read whatever the run's status mix (its exit code is tested on its own)
+    assert main(["report", str(run), "--format", "json", "--resamples", "50", "--max-errors", "100%"]) == 0
     rows: list[dict[str, Any]] = json.loads(capsys.readouterr().out)
     return rows
 
