@@ -123,6 +123,8 @@ def run(
             record is saved; the caller should tell the user to resume with `--resume`.
         BudgetExceededError: the agent's budget is spent; re-raised after the manifest is marked "stopped"
             (with the reason) and every finished record is saved. Episodes not attempted have no record.
+        RunAbortedError: the first `outcome.ABORT_AFTER` episodes all crashed with one error; the manifest is marked
+            "stopped" with it, the crashed records are kept, and a resume runs them again.
 
     A Fittable agent may declare `check_training(train, evaluation)`, called before the run directory is touched,
     to refuse a run it cannot be measured on honestly (the `bow` control evaluated on its own training episodes).
@@ -347,7 +349,7 @@ class _CrashWatch:
         if len(errors) == 1 and all(r.status == Status.CRASHED for r in self.seen):
             raise RunAbortedError(
                 f"the first {self.first} episodes all crashed with the same error: {errors.pop()} "
-                "(recorded as crashed; nothing more was run)"
+                "(they are recorded as crashed; the run stopped there)"
             )
 
 
