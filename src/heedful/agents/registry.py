@@ -72,9 +72,26 @@ def agent_class(name: str, suite: str | None = None) -> Any:
     )
 
 
+def registered_agent_class(name: str, suite: str | None = None) -> Any | None:
+    """The class registered (built in or by an installed package's entry point) for `name`, else None.
+
+    Never imports a `MODULE:CLASS` name: what reads a run directory (a video re-run) builds only these, because a
+    run directory is data someone may have sent, and its manifest could name any importable callable.
+    """
+    known = set(AGENTS.names())
+    for candidate in ([f"{suite}/{name}"] if suite else []) + [name]:
+        if candidate in known:
+            return AGENTS.get(candidate)
+    return None
+
+
 def make_agent(name: str, args: dict[str, Any] | None = None, suite: str | None = None) -> Any:
     """Build the agent registered as `name` with keyword `args`; unknown keywords raise ConfigError."""
-    cls = agent_class(name, suite)
+    return build_agent(agent_class(name, suite), name, args)
+
+
+def build_agent(cls: Any, name: str, args: dict[str, Any] | None = None) -> Any:
+    """Build the agent class `cls` (known as `name`) with keyword `args`; unknown keywords raise ConfigError."""
     args = dict(args or {})
     params = inspect.signature(cls).parameters
     accepts_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
