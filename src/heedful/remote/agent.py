@@ -27,6 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from heedful.errors import AgentInterfaceError, AgentTimeoutError, ConfigError
+from heedful.redact import register_secret
 from heedful.remote.adapters import action_chunk, load_adapter
 from heedful.remote.link import PolicyLink
 from heedful.remote.wire import EPISODE_KEY, NEEDS_KEY, jsonable
@@ -96,6 +97,7 @@ class RemoteAgent:
             api_key = os.environ.get(api_key_env)
             if not api_key:
                 raise ConfigError(f"api_key_env names {api_key_env!r}, but that environment variable is not set")
+            register_secret(api_key)  # a server that echoes it must not get it into a record
         self.link = PolicyLink(
             self.url, float(connect_timeout), float(request_timeout), int(connect_retries), api_key=api_key
         )

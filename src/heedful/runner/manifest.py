@@ -177,7 +177,10 @@ def spec_differences(stored: RunSpec, requested: RunSpec) -> list[str]:
 
 def write_manifest(run_dir: Path, manifest: RunManifest) -> None:
     """Write `run_dir/manifest.json` atomically: a reader sees the old file or the new one, never half."""
-    text = json.dumps(manifest.model_dump(mode="json"), indent=2, sort_keys=False) + "\n"
+    from heedful.redact import redact_value
+
+    # an error a server echoed a key into (a stop reason, a pool's out-of-rotation reason) never reaches the file
+    text = json.dumps(redact_value(manifest.model_dump(mode="json")), indent=2, sort_keys=False) + "\n"
     fd, tmp = tempfile.mkstemp(prefix=".manifest-", suffix=".tmp", dir=run_dir)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
