@@ -89,6 +89,12 @@ class RunManifest(BaseModel):
         default=None, description="Episodes the run covers: the selected split and options, cut to `limit`."
     )
     available: int | None = Field(default=None, description="Episodes of the selection before `limit` cut it.")
+    servers: dict[str, dict[str, Any]] | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="A pool of servers (an agent declaring `server_counts`): per server, the answers it gave, its "
+        "failures and why it was out of rotation (None: never), in the last session. Absent otherwise.",
+    )
     run_identity: str | None = Field(
         default=None,
         description="Short hash of what decides the results (suite, dataset, agent and its arguments, options, seed); "
