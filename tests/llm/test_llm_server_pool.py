@@ -101,7 +101,7 @@ def test_a_pool_whose_servers_list_different_models_is_refused_before_the_run(
 
 
 def test_a_pool_run_names_each_answers_server_and_counts_them_in_the_manifest(
-    tmp_path: Path, small_dataset: Path
+    tmp_path: Path, small_dataset: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     def once_503(**kwargs: list[str]) -> FakeOpenAIServer:
         return FakeOpenAIServer(sequence(Reply(status=503, body={"error": {"message": "overloaded"}}), ok()), **kwargs)
@@ -118,3 +118,6 @@ def test_a_pool_run_names_each_answers_server_and_counts_them_in_the_manifest(
     assert {url: c["answered"] for url, c in manifest.servers.items()} == answered
     assert [c["failed"] for c in manifest.servers.values()] == [1, 1]
     assert all(c["out_of_rotation"] is None for c in manifest.servers.values())
+    capsys.readouterr()
+    assert main(["report", str(out)]) == 0
+    assert f"servers: {a.url} answered {answered[a.url]}, failed 1; {b.url}" in capsys.readouterr().out

@@ -56,7 +56,7 @@ def test_a_faulty_server_fails_only_its_episodes_and_resume_reruns_exactly_those
         assert failed.status == status and failed.error is not None and reason in failed.error
         assert failed.error.startswith("request 5 at step 20: ")  # replan 5: the fifth request
         assert failed.scores == {} and failed.correct is None  # never scored as the policy's failure
-    with PolicyServer(oracle_mirror, port=0) as healthy:
+    with PolicyServer(oracle_mirror, port=bad.port) as healthy:  # the same address: the run's identity
         second = remote_run(healthy.url, out, resume=True)
     assert second.newly_run == len(FAULTY) and second.counts == {"ok": LIMIT}
     _, after = load_run(out)
