@@ -55,7 +55,7 @@ class TabletopSuite(SuiteBase):
     """RoboFollow's four scene families at levels L0-L3 on the MuJoCo tabletop simulator."""
 
     name = "tabletop"
-    version = "tabletop/robofollow-v1"
+    version = "tabletop/robofollow-v2"  # v2: issue 38 (completion, intent, disturbance)
     report_clusters = ("task",)
     run_options = TabletopRunOptions
     agent_kinds = ("planner", "controller")
