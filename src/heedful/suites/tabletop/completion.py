@@ -6,7 +6,8 @@ docs/tabletop-scoring.md; every number below is named there.
 
 Completion (judged at the trajectory's last row L, "the end"):
 
-- *At rest*: no free object moves faster than REST_SPEED over the last control step.
+- *At rest*: no object moved faster than REST_SPEED over any of the last REST_ROWS control steps (0.25 s:
+  left done, not caught in passing).
 - *Released* (every task but pickups and sequences, which end holding their object): the gripper command is
   open at L and no gripper body touches the source (RoboTwin's success checks require an open gripper).
   A pickup / sequence instead ends with the object held between both fingers, raised LIFT above its start.
@@ -43,6 +44,7 @@ from heedful.suites.tabletop.model import Grounded
 from heedful.suites.tabletop.stages import HOLD_ACTIONS, Track
 
 REST_SPEED = 0.02  # m/s
+REST_ROWS = 5  # control steps
 SUPPORT_GAP = 0.01  # m between a resting object's bottom and its support's top
 TABLE_GAP = 0.01  # m: bottom at most this high is on the table
 BOWL_XY = 0.04
@@ -72,8 +74,9 @@ def speeds(tr: Track, row: int) -> NDArray[np.float64]:
 
 
 def at_rest(tr: Track, row: int) -> tuple[bool, str]:
-    fastest = float(speeds(tr, row).max(initial=0.0))
-    return fastest < REST_SPEED, f"fastest object {fastest:.3f} m/s"
+    """No object moved faster than REST_SPEED over the REST_ROWS steps ending at `row` (fewer at the start)."""
+    fastest = max(float(speeds(tr, r).max(initial=0.0)) for r in range(max(row - REST_ROWS + 1, 0), row + 1))
+    return fastest < REST_SPEED, f"fastest object over the last {REST_ROWS} steps {fastest:.3f} m/s"
 
 
 def touched(tr: Track, name: str, row: int) -> bool:
