@@ -40,7 +40,7 @@ from heedful.suites.tabletop.scoring import score_trajectory
 
 CHANCE_FILE = Path(__file__).with_name("chance_levels.json")
 SCORING_VERSION = "issue-38/1"  # bump when a scoring rule changes: every stored entry goes stale
-METRICS = ("intent", "execution", "intent_full", "execution_full", "complete")
+METRICS = ("intent", "execution", "intent_full", "execution_full", "complete", "complete_clean", "disturbed")
 """The scores of the paper's Table 1 that the exact chance level is stored for (not every metric of the spec)."""
 CI_METHOD = "exact (every blind branch)"
 

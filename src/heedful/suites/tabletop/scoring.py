@@ -118,6 +118,7 @@ class TrialScore:
             "intent_full": float(self.intent >= FULL),
             "execution_full": float(self.execution >= FULL),
             "disturbance": float(len(self.disturbed)),
+            "disturbed": float(bool(self.disturbed)),
             "complete_clean": float(self.complete_clean),
         }
         for s in self.stages:
