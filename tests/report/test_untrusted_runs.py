@@ -14,6 +14,7 @@ from heedful.report.site import build_site
 from heedful.report.site.media import _stored_video
 from heedful.runner import load_run
 from heedful.runner.store import RunStore
+from heedful.suites.tabletop.trial_video import TrialVideoError, TrialVideos
 
 
 def _site_entries(out: Path) -> list[dict[str, object]]:
@@ -51,6 +52,9 @@ def test_a_manifest_naming_os_system_runs_nothing_when_the_run_is_read(
     assert main(["export", str(evil), "--format", "jsonl", "--out", str(tmp_path / "e.jsonl")]) == 0
     assert main(["compare", str(site_runs["tt_oracle"]), str(evil)]) == 0
     assert not marker.exists()
+    adapter = _with_agent(site_runs["tt_oracle"], tmp_path / "adapter", "remote", {"adapter": "os:system"})
+    with pytest.raises(TrialVideoError, match="would import 'os:system'"):  # a registered agent told to import
+        assert TrialVideos(adapter).agent_class is None
 
 
 def test_a_module_class_agent_is_re_run_only_when_the_user_names_it(

@@ -21,6 +21,7 @@ trajectory is never shown. Physics and rendering are deterministic, so a reprodu
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from collections.abc import Collection
@@ -39,6 +40,8 @@ FORMATS = (".mp4", ".gif", ".png")
 GIF_FRAMES = 60
 """About how many frames a GIF keeps (a 240-step trial: every 5th of its 241): a GIF of every frame is large."""
 HOW_TO_RECORD = "to record videos, rerun it with `heedful run tabletop ... --video`"
+_IMPORT_NAME = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
+"""A `MODULE:CLASS` value among an agent's arguments (an adapter, a policy class): it would be imported."""
 AGENT_FIELDS = ("status", "error", "raw_output", "usage", "agent_info")
 """Record fields the call player cannot reproduce: they are the agent's, and the agent does not run."""
 
@@ -181,6 +184,14 @@ class TrialVideos:
 
         name = self.spec.agent
         cls = registered_agent_class(name, "tabletop")
+        imports = [v for v in self.spec.agent_args.values() if isinstance(v, str) and _IMPORT_NAME.fullmatch(v)]
+        untrusted = [v for v in imports if v not in self.rerun_agents]
+        if cls is not None and untrusted:  # a registered agent told to import code (a remote policy's adapter)
+            raise TrialVideoError(
+                f"this run's agent {name} would import {', '.join(map(repr, untrusted))} (named in its arguments), "
+                "and heedful never imports code that a run directory names: record with --video to keep a video "
+                f"(or pass --rerun-agent {untrusted[0]} if you trust that code)"
+            )
         if cls is not None:
             return cls
         if name not in self.rerun_agents:
