@@ -8,7 +8,11 @@ Needs only heedful's tabletop extra (mujoco, numpy, pydantic, gymnasium). Standa
 
 Trials are spread round-robin over each scene's tasks (all levels) and the 10 trial seeds; the program
 seed is `--seed` + the trial's index, so a run is deterministic and splits over workers freely.
-Exit status 1 when any disagreement (or an unexpected error) was found.
+Exit status 1 when any disagreement was found.
+
+`--mutants` instead measures the fuzzer's power: on the same trials it scores every trajectory with
+verifiers whose one number is nudged (`MUTANTS`), and counts the trials on which each mutant disagrees with
+the scorer. A mutant that no trial exposes marks a rule the fuzzer does not exercise.
 """
 
 from __future__ import annotations
@@ -21,9 +25,11 @@ from collections import Counter, defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict
 
-from heedful.suites.tabletop.fuzz import FuzzResult, describe, fuzz_trial
+from heedful.suites.tabletop import verifier
+from heedful.suites.tabletop.fuzz import FuzzResult, compare, describe, fuzz_trajectory, fuzz_trial
 from heedful.suites.tabletop.model import SCENES
 from heedful.suites.tabletop.registry import evaluation_tasks
+from heedful.suites.tabletop.scoring import score_trajectory
 
 
 def plan(trials_per_scene: int, seed: int, scenes: tuple[int, ...]) -> list[tuple[str, int, int]]:
@@ -34,6 +40,43 @@ def plan(trials_per_scene: int, seed: int, scenes: tuple[int, ...]) -> list[tupl
         for k in range(trials_per_scene):
             jobs.append((tasks[k % len(tasks)], (k // len(tasks)) % 10, seed + k))
     return jobs
+
+
+MUTANTS: dict[str, tuple[str, float]] = {
+    "down at: 0.015 -> 0.03 m above the top": ("DOWN", 0.03),
+    "put down gap: 0.03 -> 0.05 m": ("PUT_DOWN_GAP", 0.05),
+    "drop heading radius: 0.10 -> 0.15 m": ("HEAD_R", 0.15),
+    "support gap: 0.01 -> 0.02 m": ("SUPPORT", 0.02),
+    "on the table: 0.01 -> 0.02 m": ("TABLE", 0.02),
+    "at rest: 0.02 -> 0.05 m/s": ("REST_V", 0.05),
+    "reference may move: 0.02 -> 0.05 m": ("REF_D", 0.05),
+    "unexplained motion: 0.02 -> 0.05 m": ("LOOSE_D", 0.05),
+    "grace rows: 10 -> 3": ("GRACE_ROWS", 3),
+    "disturbance: 0.03 -> 0.05 m": ("DIST_XY", 0.05),
+}
+
+
+def mutant_chunk(chunk: list[tuple[str, int, int]]) -> list[tuple[str, int, int, list[str]]]:
+    """Per trial: the mutants that disagree with the scorer on it."""
+    tasks = {t.task: t for t in evaluation_tasks()}
+    out = []
+    for name, trial, seed in chunk:
+        task = tasks[name]
+        traj, layout, _ = fuzz_trajectory(task, trial, seed)
+        if traj is None:
+            continue
+        score = score_trajectory(traj, task.grounded, layout, task.scene)
+        caught = []
+        for label, (const, value) in MUTANTS.items():
+            saved = getattr(verifier, const)
+            setattr(verifier, const, value)
+            try:
+                if compare(score, verifier.verify(traj, task.grounded, layout, task.scene)):
+                    caught.append(label)
+            finally:
+                setattr(verifier, const, saved)
+        out.append((name, trial, seed, caught))
+    return out
 
 
 def run_chunk(chunk: list[tuple[str, int, int]]) -> list[FuzzResult]:
@@ -48,9 +91,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--scene", type=int, action="append", choices=SCENES, help="only these scenes")
     parser.add_argument("--out", help="write every disagreement and the counts as JSON here")
+    parser.add_argument("--mutants", action="store_true", help="measure which nudged verifier numbers are caught")
     args = parser.parse_args(argv)
     jobs = plan(args.trials_per_scene, args.seed, tuple(args.scene or SCENES))
     chunks = [jobs[i : i + 25] for i in range(0, len(jobs), 25)]
+    if args.mutants:
+        with ProcessPoolExecutor(max(args.workers, 1)) as pool:
+            found = [r for done in pool.map(mutant_chunk, chunks) for r in done]
+        for label in MUTANTS:
+            hits = [r for r in found if label in r[3]]
+            example = f" (e.g. {hits[0][0]} trial {hits[0][1]} seed {hits[0][2]})" if hits else ""
+            print(f"{label:42} caught on {len(hits):5d} of {len(found)} trials{example}")
+        return 0
     start = time.perf_counter()
     results: list[FuzzResult] = []
     if args.workers > 1:

@@ -94,3 +94,5 @@ def test_tolerances_conditions_and_routes() -> None:
     other = next(t for t in evaluation_tasks() if t.scene == 4 and t.grounded.branch == "else" and t.level == "L0")
     intent, _, complete, _ = scores("condition-blind", other)
     assert intent < 1.0 and not complete
+    # A tower meant to satisfy both branches (the else branch holds here): nothing rests on the else base.
+    assert scores("condition-tower", TASKS["s4_L0_005_if_stack"]) == approx(0.0, 0.0, False, 1)

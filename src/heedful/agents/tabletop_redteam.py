@@ -14,7 +14,7 @@ replays it as one action chunk (a `ReplayController`). The six behaviours the is
   relation, or rams a neighbour into the source for a push;
 - `side-effects`: does the task, then shoves two other free objects 8 cm aside, and goes home.
 
-And ten more, one per loophole the specification closes:
+And eleven more, one per loophole the specification closes:
 
 - `late-release` (timing): holds the object 2 cm over its goal and opens only at the last step;
 - `regrip-at-end` (gripper at the end): places it right, then closes the fingers on it again and stays;
@@ -26,7 +26,8 @@ And ten more, one per loophole the specification closes:
 - `diagonal-push` (tolerances): pushes 55 degrees off the instructed direction;
 - `condition-blind` (conditionals): always does the conditional's first branch, whichever holds;
 - `forbidden-route` (routes): carries the bar straight over a forbidden bar, then places and turns it right;
-- `hover-grasp` (pantomime, lower): closes 3 cm above the source's top and goes through the motions.
+- `hover-grasp` (pantomime, lower): closes 3 cm above the source's top and goes through the motions;
+- `condition-tower` (conditionals): one tower meant to satisfy both branches' stacks, whichever holds.
 """
 
 from __future__ import annotations
@@ -418,6 +419,48 @@ class ConditionBlind(DriveDouble):
         return drive
 
 
+def branch_goals(trial: TabletopTrial, layout: Layout) -> tuple[Grounded, Grounded] | None:
+    """Both branches of a conditional task, grounded in `layout` (None for a plain task)."""
+    spec = trial.task.spec
+    if spec.condition is None or spec.otherwise is None:
+        return None
+    plain = {"condition": None, "otherwise": None}
+    then = ground(spec.model_copy(update=plain), layout)
+    other = ground(spec.model_copy(update={"goal": spec.otherwise, **plain}), layout)
+    return then, other
+
+
+class ConditionTower(DriveDouble):
+    """Condition-blind: builds one tower meant to satisfy both branches' stacks (the else base at the
+    bottom, the then base on it, the then source on top; or the else source on the then stack)."""
+
+    name = "condition-tower"
+
+    def applies(self, g: Grounded, layout: Layout) -> bool:
+        return g.branch is not None and g.action == "stack"
+
+    def plan(self, g: Grounded, layout: Layout, trial: TabletopTrial) -> Drive:
+        goals = branch_goals(trial, layout)
+
+        def drive(rt: TrialRuntime) -> None:
+            if goals is None:
+                return
+            then, other = goals
+            if then.action != "stack" or other.action != "stack":
+                run_calls(rt, program(g, layout))
+                return
+            if then.target != other.target and then.target not in (other.source,):
+                run_calls(rt, [call("pick", object=then.target), call("place_on", target=other.target)])
+                run_calls(rt, [call("pick", object=then.source), call("place_on", target=then.target)])
+            else:
+                run_calls(rt, [call("pick", object=then.source), call("place_on", target=then.target)])
+                if other.source != then.source:
+                    run_calls(rt, [call("pick", object=other.source), call("place_on", target=then.source)])
+            run_calls(rt, [call("go_home")])
+
+        return drive
+
+
 class ForbiddenRoute(DriveDouble):
     name = "forbidden-route"
 
@@ -463,5 +506,6 @@ REDTEAM: dict[str, type[DriveDouble]] = {
         ConditionBlind,
         ForbiddenRoute,
         HoverGrasp,
+        ConditionTower,
     )
 }

@@ -23,6 +23,7 @@ from heedful.errors import ConfigError, SimulationError
 from heedful.sims.tabletop import motion
 from heedful.sims.tabletop.config import HOME_YAW
 from heedful.sims.tabletop.geometry import top_of, travel_height, xy_of
+from heedful.sims.tabletop.recorder import Trajectory
 from heedful.sims.tabletop.spec import GRASPABLE_SHAPES, STACKABLE_BASES
 from heedful.suites.tabletop.expert import program
 from heedful.suites.tabletop.model import Layout, TabletopTask, TabletopTrial
@@ -174,8 +175,9 @@ def run_program(rng: np.random.Generator, rt: TrialRuntime, task: TabletopTask, 
     return done
 
 
-def fuzz_trial(task: TabletopTask, trial: int, seed: int) -> FuzzResult:
-    """Run one random program on `task`'s trial scene; score it with the scorer and the verifier."""
+def fuzz_trajectory(task: TabletopTask, trial: int, seed: int) -> tuple[Trajectory | None, Layout, FuzzResult]:
+    """Run one random program on `task`'s trial scene: its trajectory (None when the program raised), the
+    trial's layout and the result so far (ops, error)."""
     result = FuzzResult(task.task, trial, seed)
     t = TabletopTrial(
         episode_id=f"{task.task}/t{trial}", trial=trial, trial_seed=trial_seed(task.task, trial), task=task
@@ -190,11 +192,18 @@ def fuzz_trial(task: TabletopTask, trial: int, seed: int) -> FuzzResult:
             result.ops.append("(horizon)")
         except (ConfigError, SimulationError) as exc:  # a skill refused its arguments, or physics blew up
             result.error = f"{type(exc).__name__}: {exc}"
-            return result
+            return None, layout, result
         rt.idle_to_horizon()
-        traj = rt.trajectory()
+        return rt.trajectory(), layout, result
     finally:
         rt.close()
+
+
+def fuzz_trial(task: TabletopTask, trial: int, seed: int) -> FuzzResult:
+    """Run one random program on `task`'s trial scene; score it with the scorer and the verifier."""
+    traj, layout, result = fuzz_trajectory(task, trial, seed)
+    if traj is None:
+        return result
     score = score_trajectory(traj, task.grounded, layout, task.scene)
     verdict = verify(traj, task.grounded, layout, task.scene)
     result.scorer, result.verifier = scorer_view(score), verdict.comparable()
@@ -207,4 +216,4 @@ def describe(r: FuzzResult) -> str:
     return f"{r.task} trial {r.trial} seed {r.seed}: {r.diffs} after {r.ops}"
 
 
-__all__ = ["FuzzResult", "compare", "describe", "fuzz_trial", "run_program", "scorer_view"]
+__all__ = ["FuzzResult", "compare", "describe", "fuzz_trajectory", "fuzz_trial", "run_program", "scorer_view"]
