@@ -55,3 +55,19 @@ def test_the_full_cue_list_holds_the_training_one_and_the_agents_are_registered(
     assert set(TRAIN_CUES.ranks) <= set(FULL_CUES.ranks) and set(TRAIN_CUES.before) <= set(FULL_CUES.before)
     for name in ("count-rank", "keyword-train", "keyword-full"):
         assert make_agent(name, {}, suite="decisions").name == name
+
+
+def test_the_training_cue_list_is_training_wording(default_episodes) -> None:  # type: ignore[no-untyped-def]
+    # keyword-train is "limited to the train / val wording": each of its cue phrases occurs there, and its
+    # rank and order cues never occur in the held-out test wording
+    from heedful.agents.decisions_keywords import spans
+    from heedful.agents.decisions_reading import raw_tokens
+
+    seen = [raw_tokens(ep.instruction) for ep in default_episodes if ep.split != "test"]
+    test = [raw_tokens(ep.instruction) for ep in default_episodes if ep.split == "test"]
+    cues = TRAIN_CUES
+    phrases = [*cues.ranks, *cues.orders, *cues.landmarks, *cues.negations, *cues.retain, *cues.exclude]
+    for phrase in [*phrases, *cues.before, *cues.after, *cues.complement]:
+        assert any(spans(tokens, phrase) for tokens in seen), phrase
+    for phrase in [*cues.ranks, *cues.orders, *cues.landmarks]:
+        assert not any(spans(tokens, phrase) for tokens in test), phrase

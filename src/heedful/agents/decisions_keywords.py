@@ -7,7 +7,8 @@ texts, structured state), find cue phrases by exact match, and apply one fixed r
   with a named candidate, it, or with a negation cue the other member of the named group; otherwise the group
   member having (or, negated, lacking) the attribute named after the group;
 - set: with a count cue, the first k of the named group (minus candidates named after a negation) ranked by the
-  last rank cue; otherwise the named group, or its complement when an exclusion cue is found;
+  last rank cue, or all but them after 'except the'; otherwise the named group, or its complement when an
+  exclusion cue is found;
 - sequence: with an order cue, the named group sorted by it; with a before / after cue, the two named
   candidates ordered around the one named after the cue.
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from math import hypot
 from typing import Any
 
 from heedful.agents.base import AgentReply
@@ -33,12 +35,15 @@ from heedful.agents.decisions_reading import (
     named_candidates,
     named_ids,
     read,
+    resolve_objects,
 )
 from heedful.suites.decisions.observation import DecisionObservation
 from heedful.world.objects import COLORS
 
 Rank = tuple[str, bool]
 """(axis, descending): ("x", False) ranks left to right, ("y", True) far side first."""
+Origin = tuple[float, float]
+"""A landmark's position: rank by distance from it, nearest first."""
 
 COUNT_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 NOT_A_COUNT_BEFORE = frozenset({"every", "each", "no"})
@@ -63,8 +68,30 @@ def found(tokens: Sequence[str], phrases: Sequence[str], exempt: Sequence[str] =
 
 def last_cue(tokens: Sequence[str], table: Mapping[str, Rank]) -> Rank | None:
     """The meaning of the cue phrase that starts last (the longest one there)."""
-    hits = [(start, -(end - start), table[p]) for p in table for start, end in spans(tokens, p)]
-    return max(hits, key=lambda h: (h[0], -h[1]))[2] if hits else None
+    found_at = last_cue_at(tokens, table)
+    return None if found_at is None else found_at[1]
+
+
+def last_cue_at(tokens: Sequence[str], table: Mapping[str, Rank]) -> tuple[int, Rank] | None:
+    """(start, meaning) of the cue phrase that starts last (the longest one there)."""
+    hits = [(start, end - start, table[p]) for p in table for start, end in spans(tokens, p)]
+    if not hits:
+        return None
+    start, _, rank = max(hits, key=lambda h: (h[0], h[1]))
+    return start, rank
+
+
+def landmark_at(reading: Reading, phrases: Sequence[str]) -> tuple[int, Origin] | None:
+    """(start, position) of the last landmark cue followed by a phrase naming exactly one object of the state."""
+    best: tuple[int, Origin] | None = None
+    for phrase in phrases:
+        for start, end in spans(reading.tokens, phrase):
+            mention = next((m for m in reading.mentions if m.start in (end, end + 1) and "shape" in m.attrs), None)
+            objects = resolve_objects(mention.attrs, reading.state) if mention is not None else []
+            placed = len(objects) == 1 and all(isinstance(objects[0].get(k), float) for k in ("x", "y"))
+            if placed and (best is None or start > best[0]):
+                best = (start, (float(objects[0]["x"]), float(objects[0]["y"])))
+    return best
 
 
 @dataclass(frozen=True)
@@ -73,6 +100,8 @@ class Cues:
 
     ranks: Mapping[str, Rank]
     """Superlative and comparative phrases: 'farthest to the left', 'closer to you'."""
+    landmarks: tuple[str, ...]
+    """Phrases that rank by distance to the object named next: 'closest to (the red bowl)'."""
     orders: Mapping[str, Rank]
     negations: tuple[str, ...]
     """Phrases that prohibit the named candidate or negate an attribute ('do not', 'not', 'without')."""
@@ -83,10 +112,13 @@ class Cues:
     before: tuple[str, ...]
     after: tuple[str, ...]
     counts: Mapping[str, int]
+    complement: tuple[str, ...]
+    """Phrases saying the ranked ones are left out: 'all the cubes except (the leftmost one)'."""
 
     def merged(self, other: Cues) -> Cues:
         return Cues(
             ranks={**self.ranks, **other.ranks},
+            landmarks=self.landmarks + other.landmarks,
             orders={**self.orders, **other.orders},
             negations=self.negations + other.negations,
             selecting=self.selecting + other.selecting,
@@ -95,6 +127,7 @@ class Cues:
             before=self.before + other.before,
             after=self.after + other.after,
             counts={**self.counts, **other.counts},
+            complement=self.complement + other.complement,
         )
 
 
@@ -103,9 +136,7 @@ L, R, NEAR, FAR = ("x", False), ("x", True), ("y", False), ("y", True)
 TRAIN_CUES = Cues(
     ranks={
         "farthest to the left": L,
-        "leftmost": L,
         "farthest to the right": R,
-        "rightmost": R,
         "closest to you": NEAR,
         "farthest from you": FAR,
         "farther to the left": L,
@@ -113,11 +144,12 @@ TRAIN_CUES = Cues(
         "closer to you": NEAR,
         "farther from you": FAR,
     },
+    landmarks=("closest to",),
     orders={
         "from left to right": L,
         "from right to left": R,
-        "from nearest to farthest": NEAR,
-        "from farthest to nearest": FAR,
+        "from closest to farthest": NEAR,
+        "from farthest to closest": FAR,
     },
     negations=("do not", "not", "without", "leave"),
     selecting=("not the other", "no other", "leave the rest", "and nothing else"),
@@ -126,33 +158,38 @@ TRAIN_CUES = Cues(
     before=("before",),
     after=("after",),
     counts=COUNT_WORDS,
+    complement=("except the",),
 )
 
-
+CONTRACTED = ("don t", "doesn t", "isn t", "aren t")
 HELD_OUT_CUES = Cues(
     ranks={
-        "nearest the left edge of the table": L,
-        "nearest the right edge of the table": R,
+        "leftmost": L,
+        "rightmost": R,
         "nearest the robot": NEAR,
-        "farthest from the robot": FAR,
-        "more to the left": L,
-        "more to the right": R,
+        "furthest back": FAR,
         "nearer the robot": NEAR,
-        "farther from the robot": FAR,
+        "further back": FAR,
     },
+    landmarks=("nearest",),
     orders={
-        "from the left edge toward the right": L,
-        "from the right edge toward the left": R,
-        "from the robot outward": NEAR,
-        "from the far side toward the robot": FAR,
+        "leftmost first": L,
+        "rightmost first": R,
+        "nearest the robot first": NEAR,
+        "furthest back first": FAR,
+        "leftmost object first": L,
+        "rightmost object first": R,
+        "object nearest the robot first": NEAR,
+        "object furthest back first": FAR,
     },
-    negations=("skip", "forbidden", "avoiding", "except for", "other than"),
-    selecting=("leave the other", "skip the other", "is the one to"),
-    retain=("solely", "nothing but", "nothing apart from"),
-    exclude=("everything apart from", "everything other than"),
-    before=("prior to", "earlier than"),
-    after=("subsequent to", "later than"),
+    negations=("skip", *CONTRACTED),
+    selecting=("leave the other", "skip the other"),
+    retain=("nothing but", "nothing other than"),
+    exclude=("everything but", "everything other than", *CONTRACTED),
+    before=("prior to",),
+    after=("once you re done",),
     counts={},
+    complement=("but the",),
 )
 """The cue phrases only the held-out (test) wording uses: kept in step with `suites.decisions.wording`."""
 
@@ -166,15 +203,18 @@ def _position(reading: Reading, cand_id: str, axis: str) -> float | None:
     return view.position[0] if axis == "x" else view.position[1]
 
 
-def ranked(reading: Reading, ids: Sequence[str], rank: Rank | None) -> list[str]:
-    """`ids` ordered by the rank (unplaced candidates last, listed order among ties); as given without one."""
+def ranked(reading: Reading, ids: Sequence[str], rank: Rank | Origin | None) -> list[str]:
+    """`ids` ordered by the rank or by distance from an origin (unplaced candidates last, listed order among
+    ties); as given without one."""
     if rank is None:
         return list(ids)
-    axis, descending = rank
 
     def key(i: str) -> tuple[int, float]:
-        value = _position(reading, i, axis)
-        return (1, 0.0) if value is None else (0, -value if descending else value)
+        if isinstance(rank[0], float):
+            x, y = _position(reading, i, "x"), _position(reading, i, "y")
+            return (1, 0.0) if x is None or y is None else (0, hypot(x - rank[0], y - float(rank[1])))
+        value = _position(reading, i, str(rank[0]))
+        return (1, 0.0) if value is None else (0, -value if rank[1] else value)
 
     return sorted(ids, key=key)
 
@@ -226,6 +266,14 @@ class KeywordAgent:
             chosen, fallback = self._sequence(reading)
         return decision_reply(observation.decision_type, chosen or reading.ids, fallback=fallback or not chosen)
 
+    def _rank(self, reading: Reading) -> Rank | Origin | None:
+        """The last ranking cue: a position rank, or distance from a named landmark when that comes later."""
+        rank = last_cue_at(reading.tokens, self.cues.ranks)
+        landmark = landmark_at(reading, self.cues.landmarks)
+        if landmark is not None and (rank is None or landmark[0] >= rank[0]):
+            return landmark[1]
+        return None if rank is None else rank[1]
+
     def _negated(self, reading: Reading) -> bool:
         return bool(found(reading.tokens, self.cues.negations, self.cues.selecting))
 
@@ -257,7 +305,10 @@ class KeywordAgent:
             group = self._group(reading)
             if self._negated(reading):
                 group = [i for i in group if i not in named_ids(reading)] or group
-            rank = last_cue(tokens, self.cues.ranks)
+            rank = self._rank(reading)
+            if found(tokens, self.cues.complement):  # "all ... except the leftmost one": the rest
+                left_out = ranked(reading, group, rank)[:k]
+                return [i for i in group if i not in left_out], rank is None
             return ranked(reading, group, rank)[:k], rank is None
         members = group_ids(reading) or attribute_ids(reading)
         if members is None:
