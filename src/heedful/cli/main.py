@@ -133,7 +133,9 @@ def _main(given: list[str]) -> int:
         print(f"{exc}", file=sys.stderr)
         return 2
     except HeedfulError as exc:
-        print(f"heedful: error: {exc}", file=sys.stderr)
+        from heedful.redact import redact
+
+        print(f"heedful: error: {redact(str(exc))}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `heedful report RUN | head`
         return 0

@@ -92,6 +92,12 @@ class RunManifest(BaseModel):
         default=None, description="Episodes the run covers: the selected split and options, cut to `limit`."
     )
     available: int | None = Field(default=None, description="Episodes of the selection before `limit` cut it.")
+    servers: dict[str, dict[str, Any]] | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="A pool of servers (an agent declaring `server_counts`): per server, the answers it gave, its "
+        "failures and why it was out of rotation (None: never), in the last session. Absent otherwise.",
+    )
     run_identity: str | None = Field(
         default=None,
         description="Short hash of what decides the results (suite, dataset, agent and its arguments, options, seed); "
@@ -200,7 +206,10 @@ def manifest_digest(data: dict[str, Any]) -> str:
 def write_manifest(run_dir: Path, manifest: RunManifest) -> None:
     """Write `run_dir/manifest.json` atomically (a reader sees the old file or the new one, never half), as the
     current schema version and with its own digest."""
-    data = manifest.model_dump(mode="json")
+    from heedful.redact import redact_value
+
+    # an error a server echoed a key into (a stop reason, a pool's out-of-rotation reason) never reaches the file
+    data = redact_value(manifest.model_dump(mode="json"))
     data["schema_version"] = MANIFEST_SCHEMA_VERSION
     data["manifest_digest"] = manifest_digest(data)
     text = json.dumps(data, indent=2, sort_keys=False) + "\n"

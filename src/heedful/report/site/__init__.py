@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import sys
 import time
+from collections.abc import Collection
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,13 @@ from heedful.staging import staged_directory
 
 
 def build_site(
-    runs: list[Path], out: Path, *, episodes: str = "failed", max_media: int | None = None, progress: bool = True
+    runs: list[Path],
+    out: Path,
+    *,
+    episodes: str = "failed",
+    max_media: int | None = None,
+    progress: bool = True,
+    rerun_agents: Collection[str] = (),
 ) -> dict[str, Any]:
     """Write the site of `runs` into `out` and return what it wrote.
 
@@ -36,6 +43,8 @@ def build_site(
         max_media: At most this many episodes of each run get media (default `media.MAX_MEDIA`); the run's page
             says how many were left without.
         progress: Show a progress bar on stderr while media are made.
+        rerun_agents: `MODULE:CLASS` agents the user lets a tabletop video re-run import (a run directory is data:
+            the agent its manifest names is built only when registered or named here).
 
     Returns:
         {"index": path of index.html, "runs", "episodes", "media", "figures" (counts), "seconds"}.
@@ -70,7 +79,7 @@ def build_site(
     # built beside --out and renamed into place: an interrupted view leaves the previous site whole (or none),
     # never a page that shows another run's replays
     with staged_directory(out, force=True) as site:
-        _make_media(jobs, site, progress)
+        _make_media(jobs, site, progress, rerun_agents)
         figures = suite_figures(
             [(run_id, run_dir, manifest.spec.suite) for run_id, run_dir, manifest, _ in loaded], site
         )
@@ -109,7 +118,9 @@ def _check_target(out: Path) -> None:
         )
 
 
-def _make_media(jobs: list[tuple[str, Path, dict[str, Any], str]], out: Path, progress: bool) -> None:
+def _make_media(
+    jobs: list[tuple[str, Path, dict[str, Any], str]], out: Path, progress: bool, rerun_agents: Collection[str]
+) -> None:
     from heedful.report.site.media import close_videos, make
 
     if not jobs:
@@ -120,7 +131,7 @@ def _make_media(jobs: list[tuple[str, Path, dict[str, Any], str]], out: Path, pr
     try:
         with tqdm(total=len(jobs), desc="media", unit="episode", file=sys.stderr, disable=not progress) as bar:
             for suite, run_dir, entry, folder in jobs:
-                make(suite, run_dir, entry, out, folder, videos)
+                make(suite, run_dir, entry, out, folder, videos, rerun_agents)
                 bar.update(1)
     finally:
         close_videos(videos)
