@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 import heedful
 from heedful.errors import RunError
+from heedful.runner.stateless import StatelessAudit
 
 MANIFEST_NAME = "manifest.json"
 MANIFEST_SCHEMA_VERSION = "heedful-run/1"
@@ -93,6 +94,16 @@ class RunManifest(BaseModel):
         default=None,
         description="Short hash of what decides the results (suite, dataset, agent and its arguments, options, seed); "
         "every record the run stores carries it (None in runs made before it was recorded).",
+    )
+    privileged: bool | None = Field(
+        default=None,
+        description="Whether the agent declared `privileged` (it was handed the ground truth: not a language agent); "
+        "None in runs made before the declaration was recorded.",
+    )
+    stateless_audit: StatelessAudit | None = Field(
+        default=None,
+        description="What `heedful run --audit-stateless K` found: K episodes replayed on a fresh agent in another "
+        "order (heedful.runner.stateless); None when no audit ran.",
     )
 
 
