@@ -12,6 +12,7 @@ import pytest
 from heedful.cli.main import main
 from heedful.cli.sweep_command import add_sweep
 from heedful.errors import ConfigError
+from heedful.report.flags import PRIVILEGED_FLAG
 from heedful.runner import load_run
 from heedful.sweep import load_sweep, run_sweep, sweep_rows
 
@@ -93,6 +94,8 @@ def test_a_sweep_of_two_agents_on_two_suites_runs_resumes_and_prints_one_table(
     assert accuracy[("decisions", "oracle")]["value"] == 1.0 and accuracy[("decisions", "oracle")]["diff"] is None
     weak = accuracy[("decisions", "weak")]
     assert weak["baseline"] == "oracle" and weak["diff"] == pytest.approx(weak["value"] - 1.0)
+    assert accuracy[("decisions", "oracle")]["flags"] == [PRIVILEGED_FLAG] and weak["flags"] == []
+    assert f"oracle [{PRIVILEGED_FLAG}]" in table
     assert ("tabletop", "weak") in accuracy and accuracy[("tabletop", "weak")]["diff"] is not None
     for line in ("decisions  -        0     weak", "tabletop   -        0     oracle"):
         assert line in table

@@ -105,10 +105,12 @@ def evaluate(
     backend: str = "local",
     address: str | None = None,
     resources: str | dict[str, Any] | None = None,
+    audit_stateless: int = 0,
 ) -> Any:
     """Evaluate `agent` on `suite` into the run directory `out` (see `heedful run --help`); `verify=False` loads a
     dataset whose files no longer match their recorded content hash (a deliberate edit). `backend="ray"` runs on
-    `workers` Ray actors (`address`, `resources`: see `heedful.runner.run`)."""
+    `workers` Ray actors (`address`, `resources`: see `heedful.runner.run`). `audit_stateless=K` replays K episodes
+    on a fresh agent in another order afterwards and records in the manifest whether any answer changed."""
     from heedful.agents.registry import agent_class, check_agent_args
     from heedful.requirements import check_requirements
     from heedful.runner import RunSpec, run
@@ -162,6 +164,7 @@ def evaluate(
         backend=backend,
         address=address,
         resources=resources,
+        audit_stateless=audit_stateless,
     )
 
 

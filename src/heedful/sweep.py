@@ -203,6 +203,8 @@ def sweep_rows(out: Path | str, *, resamples: int = 10_000, baseline: str | None
         ConfigError: `baseline` is no agent of the sweep.
     """
     from heedful.api import compare, report
+    from heedful.report.flags import run_flags
+    from heedful.runner.manifest import read_manifest
 
     out = Path(out)
     info = read_sweep(out)
@@ -220,6 +222,7 @@ def sweep_rows(out: Path | str, *, resamples: int = 10_000, baseline: str | None
             for row in compare(run_dir, out / base["run_dir"], resamples=resamples):  # diff: cell - baseline
                 if getattr(row, "group", None) == "all":
                     diffs[row.metric] = row
+        flags = run_flags(read_manifest(run_dir))  # privileged or stateful: shown beside the agent
         for row in report(run_dir, resamples=resamples)[0]:
             if row.group != "all" or row.value is None:
                 continue
@@ -239,6 +242,7 @@ def sweep_rows(out: Path | str, *, resamples: int = 10_000, baseline: str | None
                     "diff": getattr(diff, "diff", None),
                     "diff_ci_low": getattr(diff, "ci_low", None),
                     "diff_ci_high": getattr(diff, "ci_high", None),
+                    "flags": flags,
                 }
             )
     return rows
@@ -263,7 +267,8 @@ def sweep_table(out: Path | str, *, resamples: int = 10_000, baseline: str | Non
             else f"{_pct(r['diff'], signed=True)} [{_pct(r['diff_ci_low'])}, {_pct(r['diff_ci_high'])}]"
         )
         value = f"{_pct(r['value'])} [{_pct(r['ci_low'])}, {_pct(r['ci_high'])}]"
-        lines.append((r["suite"], r["options"] or "-", str(r["seed"]), r["agent"], r["metric"], value, str(r["n"]), vs))
+        agent = r["agent"] + (f" [{'; '.join(r['flags'])}]" if r["flags"] else "")
+        lines.append((r["suite"], r["options"] or "-", str(r["seed"]), agent, r["metric"], value, str(r["n"]), vs))
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     text = [f"sweep {out}: {len(info['cells'])} cells" + (f", baseline {baseline}" if baseline else "")]
     text += ["  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip() for line in lines]

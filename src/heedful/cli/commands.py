@@ -232,6 +232,14 @@ def add_run_arguments(p: Any) -> None:
     )
     p.add_argument("--out", type=Path, help="run directory (default runs/SUITE-AGENT[-TAGS]-seedS)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out")
+    p.add_argument(
+        "--audit-stateless",
+        type=int,
+        default=0,
+        metavar="K",
+        help="after the run, replay K of its episodes on a fresh agent in another order (in this process) and flag "
+        "the manifest and every report when an answer changes: the agent keeps state between episodes",
+    )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     add_max_errors(p)
     add_llm_args(p)
@@ -290,6 +298,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             backend=args.backend,
             address=args.address,
             resources=args.resources,
+            audit_stateless=args.audit_stateless,
         )
     except BudgetExceededError as exc:
         print(f"heedful: run {out} stopped: {exc}", file=sys.stderr)
@@ -301,6 +310,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         return EXIT_ABORTED
     counts = ", ".join(f"{k} {v}" for k, v in sorted(result.counts.items()))
     print(f"run {out}: {counts}")
+    audit = result.manifest.stateless_audit
+    if audit is not None:
+        print(f"stateless audit: {audit.flag or f'the {audit.replayed} replayed answers are the same'}")
+        for example in audit.examples:
+            print(f"  {example}")
     print(f"report: heedful report {out}")
     found = run_verdict(out, result.manifest, max_errors)
     if found.code:

@@ -216,10 +216,19 @@ def cmd_compare(args: argparse.Namespace) -> int:
         return _sweep_report(args.run_a, args.format, args.resamples, args.baseline)
     options = {"resamples": args.resamples, "seed": args.seed, "strict": args.strict}
     if args.format == "json":
-        print(rows_to_json(compare(args.run_a, args.run_b, **options)))
+        print(rows_to_json(compare(args.run_a, args.run_b, **options), extra=_compare_flags(args.run_a, args.run_b)))
     else:
         print(compare_text(args.run_a, args.run_b, **options))
     return 0
+
+
+def _compare_flags(run_a: Path, run_b: Path) -> dict[str, list[str]] | None:
+    """`a_flags` / `b_flags` for each JSON comparison row, where a run is flagged (heedful.report.flags)."""
+    from heedful.report.flags import run_flags
+    from heedful.runner.manifest import read_manifest
+
+    flags = {"a_flags": run_flags(read_manifest(run_a)), "b_flags": run_flags(read_manifest(run_b))}
+    return flags if any(flags.values()) else None
 
 
 def is_sweep_dir(path: Path) -> bool:

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 import heedful
 from heedful.errors import RunError, TamperedError
+from heedful.runner.stateless import StatelessAudit
 
 MANIFEST_NAME = "manifest.json"
 MANIFEST_SCHEMA_VERSION = "heedful-run/2"
@@ -114,6 +115,16 @@ class RunManifest(BaseModel):
     )
     manifest_digest: str | None = Field(
         default=None, description="sha256 of this manifest without this field: a hand edit is refused. None before /2."
+    )
+    privileged: bool | None = Field(
+        default=None,
+        description="Whether the agent declared `privileged` (it was handed the ground truth: not a language agent); "
+        "None in runs made before the declaration was recorded.",
+    )
+    stateless_audit: StatelessAudit | None = Field(
+        default=None,
+        description="What `heedful run --audit-stateless K` found: K episodes replayed on a fresh agent in another "
+        "order (heedful.runner.stateless); None when no audit ran.",
     )
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from heedful.errors import RunError
 from heedful.records import Record
 from heedful.runner.manifest import RunManifest, read_manifest, spec_differences, write_manifest
+from heedful.runner.stateless import combined_audit
 from heedful.runner.store import RunStore, load_run
 
 
@@ -58,6 +59,8 @@ def merge_runs(sources: Sequence[Path], out: Path, *, force: bool = False) -> Ru
             "wall_time_s": sum(m.wall_time_s for m in manifests),
             "sessions": sum(m.sessions for m in manifests),
             "planned": None if None in planned else sum(p for p in planned if p is not None),
+            "privileged": True if any(m.privileged for m in manifests) else first.privileged,
+            "stateless_audit": combined_audit([m.stateless_audit for m in manifests]),
         }
     )
     with staged_directory(Path(out), force=force) as staging:

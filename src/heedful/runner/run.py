@@ -33,6 +33,7 @@ from heedful.runner.ray_options import RayOptions, backend_options
 from heedful.runner.resume import open_manifest
 from heedful.runner.store import RunStore
 from heedful.sampling import sample_positions
+from heedful.seeding import derive_rng
 from heedful.suites.base import Suite
 from heedful.suites.lazy_episodes import episode_ids, sample_units
 from heedful.suites.registry import get_suite
@@ -86,6 +87,7 @@ def run(
     backend: str = "local",
     address: str | None = None,
     resources: str | Mapping[str, Any] | None = None,
+    audit_stateless: int = 0,
 ) -> RunResult:
     """Run `spec.agent` on `episodes` (or the `spec.limit` of them that `spec.order` selects, see
     `heedful.sampling`) and store every record in `run_dir`.
@@ -112,6 +114,8 @@ def run(
             see `heedful.runner.ray_backend`).
         address: The Ray cluster (`auto`, `HOST:PORT`, `ray://HOST:PORT`); None starts a local Ray instance.
         resources: What each Ray worker reserves, as JSON text or a mapping (`{"CPU": 1, "GPU": 0.25}`).
+        audit_stateless: After the run, replay this many of its episodes on a fresh agent in another order, in this
+            process, and record in the manifest whether any answer changed (heedful.runner.stateless); 0: no audit.
 
     Returns:
         The run's directory, final manifest, counts per status, and the number of episodes run now.
@@ -134,6 +138,8 @@ def run(
     """
     if workers < 1:
         raise ConfigError(f"workers must be at least 1, got {workers}")
+    if audit_stateless < 0:
+        raise ConfigError(f"--audit-stateless takes a number of episodes (0 or more), got {audit_stateless}")
     ray = backend_options(backend, address, resources)
     run_dir = Path(run_dir)
     suite = get_suite(spec.suite)
@@ -153,10 +159,16 @@ def run(
             chosen = tuple(selected_positions(spec, suite, episodes))
             planned = len(chosen)
             where = "local" if ray is None else f"ray ({ray.address or 'a local instance'})"
-            manifest = manifest.model_copy(update={"planned": planned, "available": len(episodes), "backend": where})
+            # read after `description()`, which connects a remote agent: its declaration may depend on the server
+            privileged = capabilities(agent).privileged
+            update = {"planned": planned, "available": len(episodes), "backend": where, "privileged": privileged}
+            manifest = manifest.model_copy(update=update)
             write_manifest(run_dir, manifest)  # a killed run still says how much it set out to do
             session = _Session(workers, progress, retry_failed, commit or CommitPolicy(), ray, chosen)
-            return _run_session(spec, suite, agent, episodes, train, run_dir, manifest, session)
+            result = _run_session(spec, suite, agent, episodes, train, run_dir, manifest, session)
+            if audit_stateless:
+                result = _audit_stateless(spec, suite, episodes, train, result, audit_stateless)
+            return result
     finally:
         close = capabilities(agent).close
         if close is not None:
@@ -178,6 +190,7 @@ def _run_session(
         store.check_producer(manifest.run_identity)  # a resume never extends a run that mixes two
         try:
             todo = _todo(session.chosen, episodes, store, session.retry_failed)
+            todo = run_order(todo, spec.seed) if suite.run_order == "shuffled" else todo
             _charge_previous_usage(agent, store)
             fit_on = _training(suite, agent, episodes if train is None else train)
             work = Work(spec, suite, agent, fit_on, todo)
@@ -200,6 +213,30 @@ def _run_session(
             raise
         manifest = _finish(run_dir, _with_server_counts(manifest, agent), store, "finished", started)
     return RunResult(run_dir=run_dir, manifest=manifest, counts=dict(manifest.counts), newly_run=newly_run)
+
+
+def _audit_stateless(
+    spec: RunSpec, suite: Suite, episodes: Sequence[Any], train: Sequence[Any] | None, result: RunResult, k: int
+) -> RunResult:
+    """Replay k of the run's episodes on a fresh agent in another order and record what changed in the manifest."""
+    from heedful.runner.stateless import audit
+
+    with RunStore(result.run_dir) as store:
+        stored = store.records()
+    fit_on = suite.training_episodes(episodes if train is None else train)
+    found = audit(spec, suite, stored, episodes, fit_on, k)
+    manifest = result.manifest.model_copy(update={"stateless_audit": found})
+    write_manifest(result.run_dir, manifest)
+    return RunResult(run_dir=result.run_dir, manifest=manifest, counts=result.counts, newly_run=result.newly_run)
+
+
+def run_order(todo: Sequence[tuple[int, Any]], seed: int) -> list[tuple[int, Any]]:
+    """The order a run rolls its episodes out in: a shuffle seeded by the run seed, so that a family's instances
+    (neighbours in the dataset) do not run next to each other, in one process or in one worker's chunk, and an
+    agent cannot tell from the order which episodes belong together. Records do not depend on it: each episode's
+    randomness comes from its own derived seed."""
+    order = derive_rng(seed, "run-order").permutation(len(todo))
+    return [todo[int(i)] for i in order]
 
 
 def _with_server_counts(manifest: RunManifest, agent: Any) -> RunManifest:

@@ -85,13 +85,14 @@ class UndoAfterSuccess:
     """Test double: runs the oracle's calls, then takes the object out of the bowl again."""
 
     name = "undo"
+    privileged = True  # it runs the oracle's calls, which read the ground truth
 
     def act(self, obs: PlannerObservation) -> AgentReply:
         calls = [c.call for c in obs.history]
         oracle = OracleAgent().act(obs)
         if '"done"' not in oracle.text:
             return oracle
-        src = obs.privileged.task.grounded.source
+        src = obs.ground_truth().task.grounded.source
         extra = [
             json.dumps({"skill": "pick", "args": {"object": src}}),
             '{"skill": "place_at", "args": {"x": 0.0, "y": 0.36}}',
