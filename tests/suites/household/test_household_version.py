@@ -10,7 +10,7 @@ from household_data import small_episodes
 
 from heedful.errors import DatasetError, RunError
 from heedful.runner import RunSpec, run
-from heedful.runner.manifest import MANIFEST_NAME
+from heedful.runner.manifest import MANIFEST_NAME, manifest_digest, run_identity
 from heedful.suites.household.suite import HouseholdSuite
 
 SUITE = HouseholdSuite()
@@ -52,6 +52,9 @@ def test_resuming_a_run_of_the_old_version_is_refused(tmp_path: Path) -> None:
     manifest = tmp_path / "run" / MANIFEST_NAME
     stored = json.loads(manifest.read_text())
     stored["spec"]["suite_version"] = OLD  # as a run made before the recalibration recorded it
+    old_spec = spec.model_copy(update={"suite_version": OLD})
+    stored["run_identity"] = run_identity(old_spec)  # identified and sealed as heedful did it then
+    stored["manifest_digest"] = manifest_digest(stored)
     manifest.write_text(json.dumps(stored))
     with pytest.raises(RunError, match=rf"holds a {OLD} run, but this heedful runs household/sif-v5 .*another --out"):
         run(spec.model_copy(update={"limit": 2}), episodes, tmp_path / "run", resume=True, progress=False)
