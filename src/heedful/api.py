@@ -105,10 +105,12 @@ def evaluate(
     backend: str = "local",
     address: str | None = None,
     resources: str | dict[str, Any] | None = None,
+    batch: int = 1,
 ) -> Any:
     """Evaluate `agent` on `suite` into the run directory `out` (see `heedful run --help`); `verify=False` loads a
     dataset whose files no longer match their recorded content hash (a deliberate edit). `backend="ray"` runs on
-    `workers` Ray actors (`address`, `resources`: see `heedful.runner.run`)."""
+    `workers` Ray actors (`address`, `resources`: see `heedful.runner.run`); `batch` steps that many episodes of
+    each worker in lockstep on one batched policy call (`heedful.runner.lockstep`)."""
     from heedful.agents.registry import agent_class
     from heedful.requirements import check_requirements
     from heedful.runner import RunSpec, run
@@ -161,6 +163,7 @@ def evaluate(
         backend=backend,
         address=address,
         resources=resources,
+        batch=batch,
     )
 
 

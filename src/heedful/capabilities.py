@@ -10,7 +10,8 @@ flight), `has_budget` (it enforces a cost budget in its own process, so runs use
 a controller's images are rendered at, when not the suite's own), `object_state` (a controller reads every
 object's pose and attributes, as LIBERO's `obs/object`). Declared methods: `fit`
 (trains on the suite's training episodes), `check_training`, `cannot_read`, `charge_previous_usage`,
-`begin_trial` / `trial_report` (controllers), `describe`, `close`. The kind comes from the answering method:
+`begin_trial` / `trial_report` / `predict_batch` (controllers; `predict_batch` answers many observations in one
+call, see `heedful.runner.lockstep`), `describe`, `close`. The kind comes from the answering method:
 `predict` (a controller, closed loop over actions), `act` (a planner, one call at a time) or `decide` (one
 decision).
 """
@@ -56,6 +57,7 @@ class Capabilities:
     charge_previous_usage: Callable[[dict[str, int]], None] | None
     begin_trial: Callable[[Any, int], None] | None
     trial_report: Callable[[], tuple[dict[str, Any], dict[str, float]]] | None
+    predict_batch: Callable[[Sequence[dict[str, Any]]], Sequence[Any]] | None
     describe: Callable[[], dict[str, Any]] | None
     close: Callable[[], None] | None
 
@@ -108,6 +110,7 @@ def capabilities(agent: Any) -> Capabilities:
         charge_previous_usage=_method(agent, "charge_previous_usage"),
         begin_trial=_method(agent, "begin_trial"),
         trial_report=_method(agent, "trial_report"),
+        predict_batch=_method(agent, "predict_batch"),
         describe=_method(agent, "describe"),
         close=_method(agent, "close"),
     )

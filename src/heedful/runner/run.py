@@ -20,6 +20,7 @@ from heedful.records import Status
 from heedful.runner.backends import Work, execute
 from heedful.runner.commits import BatchedWriter, CommitPolicy
 from heedful.runner.lock import RunLock
+from heedful.runner.lockstep import check_batchable
 from heedful.runner.manifest import (
     MANIFEST_NAME,
     RunManifest,
@@ -50,6 +51,8 @@ class _Session:
     ray: RayOptions | None
     chosen: tuple[int, ...]
     """Dataset positions the run covers (`selected_positions`, computed once)."""
+    batch: int
+    """Episodes of one worker stepping in lockstep on one batched policy call (1: unbatched)."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,7 @@ def run(
     backend: str = "local",
     address: str | None = None,
     resources: str | Mapping[str, Any] | None = None,
+    batch: int = 1,
 ) -> RunResult:
     """Run `spec.agent` on `episodes` (or the `spec.limit` of them that `spec.order` selects, see
     `heedful.sampling`) and store every record in `run_dir`.
@@ -111,6 +115,8 @@ def run(
             see `heedful.runner.ray_backend`).
         address: The Ray cluster (`auto`, `HOST:PORT`, `ray://HOST:PORT`); None starts a local Ray instance.
         resources: What each Ray worker reserves, as JSON text or a mapping (`{"CPU": 1, "GPU": 0.25}`).
+        batch: Episodes each worker steps in lockstep, answered by one `predict_batch` call per step (a controller
+            that declares it; see `heedful.runner.lockstep`). The records are those of an unbatched run.
 
     Returns:
         The run's directory, final manifest, counts per status, and the number of episodes run now.
@@ -138,6 +144,7 @@ def run(
     agent = make_agent(spec.agent, spec.agent_args, suite=spec.suite)
     try:
         declared = capabilities(agent)
+        check_batchable(agent, batch)
         if (workers > 1 or ray is not None) and declared.has_budget:
             raise ConfigError(
                 "a budget (--max-cost / --max-requests) is enforced in one process: run with --workers 1 and "
@@ -152,7 +159,7 @@ def run(
             where = "local" if ray is None else f"ray ({ray.address or 'a local instance'})"
             manifest = manifest.model_copy(update={"planned": planned, "available": len(episodes), "backend": where})
             write_manifest(run_dir, manifest)  # a killed run still says how much it set out to do
-            session = _Session(workers, progress, retry_failed, commit or CommitPolicy(), ray, chosen)
+            session = _Session(workers, progress, retry_failed, commit or CommitPolicy(), ray, chosen, batch)
             return _run_session(spec, suite, agent, episodes, train, run_dir, manifest, session)
     finally:
         close = capabilities(agent).close
@@ -177,7 +184,7 @@ def _run_session(
             todo = _todo(session.chosen, episodes, store, session.retry_failed)
             _charge_previous_usage(agent, store)
             fit_on = _training(suite, agent, episodes if train is None else train)
-            work = Work(spec, suite, agent, fit_on, todo)
+            work = Work(spec, suite, agent, fit_on, todo, session.batch)
             writer = BatchedWriter(store, manifest.run_identity, session.commit)
             newly_run = _execute(work, session.workers, writer, session.progress, session.ray)
         except BudgetExceededError as exc:
