@@ -28,6 +28,7 @@ import tempfile
 import threading
 import time
 import zlib
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -137,6 +138,7 @@ def run_one(args: argparse.Namespace) -> dict[str, Any]:
         "counts": result.counts,
         "mean_batch": float(np.mean(batches)) if batches else 1.0,
         "complete": float(np.mean([r.scores.get("complete", 0.0) for r in records])),
+        "errors": Counter(f"{r.status}: {(r.error or '')[:300]}" for r in records if r.error).most_common(3),
     }
 
 

@@ -250,8 +250,8 @@ def demos(
     """Write tabletop demonstrations (see `heedful demos --help`); resumable. `tasks` limits the training labels.
 
     `format` is "hdf5" (LIBERO / robomimic files) or "lerobot" (a LeRobot dataset rooted at `out`, written
-    through the lerobot library; `repo_id` names it, `video` stores the cameras as video, `workers` processes
-    record the demos while this one writes them).
+    through the lerobot library; `repo_id` names it, `video` stores the cameras as video); in either format
+    `workers` processes record the demos while this one writes them (the same files for any number).
     """
     from heedful.suites.tabletop.demos import DemoSettings, generate_demos
     from heedful.suites.tabletop.registry import training_task, training_tasks
@@ -260,8 +260,8 @@ def demos(
         raise ConfigError(f"--per-task must be at least 1 and --image-size at least 16, got {per_task}, {image_size}")
     if format not in ("hdf5", "lerobot"):
         raise ConfigError(f"unknown demonstration format {format!r}; choose 'hdf5' or 'lerobot'")
-    if format == "hdf5" and (repo_id is not None or video or workers != 1):
-        raise ConfigError("--repo-id, --video and --workers apply to --format lerobot only")
+    if format == "hdf5" and (repo_id is not None or video):
+        raise ConfigError("--repo-id and --video apply to --format lerobot only")
     if workers < 1:
         raise ConfigError(f"--workers must be at least 1, got {workers}")
     chosen = list(training_tasks())
@@ -275,7 +275,7 @@ def demos(
 
         name = repo_id or DEFAULT_REPO_ID
         return generate_lerobot_demos(Path(out), settings, chosen, progress, repo_id=name, video=video, workers=workers)
-    return generate_demos(Path(out), settings, chosen, progress)
+    return generate_demos(Path(out), settings, chosen, progress, workers=workers)
 
 
 def train(

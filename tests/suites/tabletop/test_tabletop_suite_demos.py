@@ -113,3 +113,23 @@ def test_demos_default_to_the_image_size_evaluation_renders() -> None:
     assert inspect.signature(demos).parameters["image_size"].default == evaluated
     parser, _ = build_parser()
     assert parser.parse_args(["demos", "tabletop", "--out", "x"]).image_size == evaluated
+
+
+def test_recording_workers_write_the_serial_files_and_resume_them(tmp_path: Path) -> None:
+    settings = DemoSettings(per_task=2)
+    tasks = [TASKS[label] for label in LABELS]
+    generate_demos(tmp_path / "serial", settings, tasks)
+    summary = generate_demos(tmp_path / "two", settings, tasks, workers=2)
+    assert summary == {"tasks": 2, "demos": 4, "written": 4, "rejected": 0}
+    for label in LABELS:
+        name = f"{label}_demo.hdf5"
+        assert (tmp_path / "two" / name).read_bytes() == (tmp_path / "serial" / name).read_bytes()
+    with h5py.File(tmp_path / "two" / f"{LABELS[0]}_demo.hdf5", "a") as f:
+        del f["data/demo_1"].attrs["num_samples"]  # as if killed while writing demo 1 of the first task
+    again = generate_demos(tmp_path / "two", settings, tasks, workers=2)
+    assert again == {"tasks": 2, "demos": 4, "written": 1, "rejected": 0}
+    with (
+        h5py.File(tmp_path / "two" / f"{LABELS[0]}_demo.hdf5", "r") as a,
+        h5py.File(tmp_path / "serial" / f"{LABELS[0]}_demo.hdf5", "r") as b,
+    ):
+        assert np.array_equal(a["data/demo_1/actions"][()], b["data/demo_1/actions"][()])
