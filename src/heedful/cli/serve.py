@@ -37,6 +37,13 @@ def add_serve(sub: Any, formatter: Any) -> None:
     p.add_argument("--port", type=int, default=8000, help="TCP port (0: a free one, printed at start)")
     p.add_argument("--chunk", type=int, default=10, help="actions per reply (the action horizon)")
     p.add_argument("--dataset", type=Path, help="dataset whose L0 tasks blind fits on (else the built-in tasks)")
+    p.add_argument(
+        "--max-batch",
+        type=int,
+        default=1,
+        help="answer up to N clients' requests with one batched call (heedful.remote.batching; 1: each alone)",
+    )
+    p.add_argument("--max-wait-ms", type=float, default=5.0, help="with --max-batch: longest wait for a batch to fill")
     p.set_defaults(handler=cmd_serve)
 
 
@@ -52,10 +59,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     policy = MirrorPolicy(
         args.agent, chunk=args.chunk, agent_args=key_values(args.agent_arg, "--agent-arg"), train=train
     )
+    served: Any = policy
+    if args.max_batch > 1:
+        from heedful.remote.batching import BatchingPolicy
+
+        served = BatchingPolicy(policy, max_batch=args.max_batch, max_wait_ms=args.max_wait_ms)
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        with PolicyServer(policy, host=args.host, port=args.port) as server:
+        with PolicyServer(served, host=args.host, port=args.port) as server:
             print(
                 f"serving tabletop/{args.agent} on {server.url} (openpi websocket protocol; Ctrl-C stops)", flush=True
             )

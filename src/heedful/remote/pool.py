@@ -1,18 +1,18 @@
-"""A pool of policy servers: the `remote` controller spread over several servers, one episode in flight on each.
+"""A pool of policy servers: the `remote` controller spread over several servers, one episode in flight on each
+(`in_flight` on each, for servers that batch their clients' requests).
 
     AGENTS.register("tabletop/remote-pool", "heedful.remote.pool:RemotePoolAgent")
     evaluate(suite="tabletop", agent="remote-pool", agent_args={"urls": ["ws://a:8000", "ws://b:8000"]}, ...)
 
-The pool declares `concurrency = len(urls)`, so the runner keeps that many rollouts in flight (in threads of one
-process: run it with one worker, the servers are the parallelism). Each episode checks out a free server for the
-whole episode: a policy server may keep state between requests, so an episode never moves to another server once
-it has sent a request. A server that cannot be reached when an episode starts (after `connect_retries`, as for
-`remote`) is taken out of rotation and the episode starts on another one; nothing was sent yet, so that is safe.
-A server that fails mid-episode (an error reply, a closed connection, no reply in time) fails that episode
+The pool declares `concurrency = len(urls) * in_flight`, so the runner keeps that many rollouts in flight (in
+threads of one process: run it with one worker, the servers are the parallelism). Each episode checks out a free
+server for the whole episode: a policy server may keep state between requests, so an episode never moves to another
+server once it has sent a request. A server that cannot be reached when an episode starts (after `connect_retries`,
+as for `remote`) is taken out of rotation and the episode starts on another one; nothing was sent yet, so that is
+safe. A server that fails mid-episode (an error reply, a closed connection, no reply in time) fails that episode
 (`interface_error` / `timeout`, run again by `--resume`, which starts with every server back in rotation) and is
 taken out of rotation, so the episodes after it go to the others. With every server out, episodes fail with the
-reasons. Records do not depend on which server ran an episode (the served policies must be the same).
-"""
+reasons. Records do not depend on which server ran an episode (the served policies must be the same)."""
 
 from __future__ import annotations
 
@@ -36,16 +36,19 @@ class RemotePoolAgent:
 
     Args:
         urls: The servers, ws://HOST:PORT each, serving the same policy.
+        in_flight: Episodes in flight on each server (one connection each): a server that batches its clients'
+            requests (`heedful serve --max-batch`, `heedful.remote.batching`) then answers them together.
         **remote_args: Everything else `RemoteAgent` takes (replan, adapter, timeouts, retries, adapter arguments).
     """
 
     name = "remote-pool"
-    session_args = ("urls", "connect_timeout", "request_timeout", "connect_retries", "api_key_env")
+    session_args = ("urls", "in_flight", "connect_timeout", "request_timeout", "connect_retries", "api_key_env")
 
     def __init__(
         self,
         *,
         urls: Sequence[str],
+        in_flight: int = 1,
         replan: int = 5,
         adapter: str = "libero",
         connect_timeout: float = 30.0,
@@ -59,6 +62,8 @@ class RemotePoolAgent:
             raise ConfigError(f"urls must be a non-empty list of ws://HOST:PORT addresses, got {urls!r}")
         if len(set(urls)) != len(urls):
             raise ConfigError(f"urls lists a server twice: {list(urls)!r}; one slot per server")
+        if not isinstance(in_flight, int) or isinstance(in_flight, bool) or in_flight < 1:
+            raise ConfigError(f"in_flight must be a positive integer (episodes per server), got {in_flight!r}")
         if {"url", "host", "port"} & set(remote_args):
             raise ConfigError("give a pool's servers as urls=[...], not url / host / port")
         remote_args |= {
@@ -68,7 +73,8 @@ class RemotePoolAgent:
             "request_timeout": request_timeout,
             "connect_retries": connect_retries,
         }
-        self.members = [RemoteAgent(url=url, **remote_args) for url in urls]
+        self.urls, self.in_flight = list(urls), in_flight
+        self.members = [RemoteAgent(url=url, **remote_args) for url in urls for _ in range(in_flight)]
         self.concurrency = len(self.members)
         self.cameras = self.members[0].cameras
         self.out_of_rotation: dict[str, str] = {}
@@ -138,7 +144,8 @@ class RemotePoolAgent:
             **first,
             "name": self.name,
             "url": None,
-            "urls": [member.url for member in self.members],
+            "urls": list(self.urls),
+            **({"in_flight": self.in_flight} if self.in_flight > 1 else {}),
             "servers": {url: d.get("server_metadata") for url, d in described.items()},
             "out_of_rotation": dict(self.out_of_rotation),
         }
@@ -167,7 +174,7 @@ class RemotePoolAgent:
                 member = self._free.get(timeout=WAIT_S)
             except queue.Empty:
                 with self._lock:
-                    if len(self.out_of_rotation) == len(self.members):
+                    if len(self.out_of_rotation) == len(self.urls):
                         raise AgentInterfaceError(
                             f"every policy server of the pool is out of rotation: {self._reasons()}"
                         ) from None
