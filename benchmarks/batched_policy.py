@@ -258,7 +258,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="batched-policy-") as tmp:
         for workers in args.workers:
             for batch in args.batch:
-                out = Path(tmp) / f"w{workers}-b{batch}"
+                out = Path(tmp) / f"w{workers}-b{batch}-{len(rows)}"
                 argv = [*common, "--workers", str(workers), "--batch", str(batch), "--out", str(out)]
                 result, peak = measure(argv, workers)
                 rows.append({"workers": workers, "batch": batch, **result, "peak_mb": peak})

@@ -5,7 +5,10 @@ A controller that declares `predict_batch(observations) -> chunks` (one action c
 suite's own rollout (`backends.rollout_one`: the same stepping, scoring and failure records as an unbatched run)
 in its own thread, against a per-episode slot standing in for the agent; a slot's `predict` waits until every
 episode in flight is waiting for an action (or has ended), and then one `predict_batch` call answers them all.
-Episodes start and end independently: when one ends, the next of the worker's queue takes its place.
+Episodes start and end independently: when one ends, the next of the worker's queue takes its place. The episodes
+take turns: one at a time builds its scene, steps its simulator and renders (a lock it gives up only while waiting
+for its action), so the simulator and its OpenGL contexts are never used from two threads at once, and only the
+policy call runs beside them.
 
 What a batched controller promises (checked by the tests against its own `predict`): its answer depends on the
 observation only (the instruction is `observation["prompt"]`, the step `observation["step"]`), so batching
@@ -123,12 +126,14 @@ class Batcher:
 
     def _answer(self, requests: list[_Request]) -> None:
         start = time.perf_counter()
-        try:
-            answers: Sequence[Any] | None = self._predict_batch([r.observation for r in requests])
-            if answers is None or len(answers) != len(requests):
+        answers: Sequence[Any] | None = None
+        if len(requests) > 1:  # one observation alone is asked once, below
+            try:
+                answers = self._predict_batch([r.observation for r in requests])
+                if answers is None or len(answers) != len(requests):
+                    answers = None
+            except Exception:
                 answers = None
-        except Exception:
-            answers = None
         if answers is not None:
             for request, answer in zip(requests, answers, strict=True):
                 request.answer = answer
@@ -160,6 +165,7 @@ class _Slot:
     batcher: Batcher
     declared: Capabilities
     agent: Any
+    turn: threading.Lock
     predictions: int = 0
     ms: float = 0.0
     sizes: int = 0
@@ -185,7 +191,11 @@ class _Slot:
         """Not forwarded: a batched controller reads the instruction from `observation["prompt"]`."""
 
     def predict(self, observation: dict[str, Any]) -> Any:
-        request = self.batcher.predict(observation)
+        self.turn.release()  # the other episodes step while this one waits for its action
+        try:
+            request = self.batcher.predict(observation)
+        finally:
+            self.turn.acquire()
         if request.error is not None:
             raise request.error
         self.predictions += 1
@@ -215,10 +225,12 @@ def lockstep_rollouts(
     if declared.predict_batch is None:
         raise ConfigError(f"agent {declared.name!r} does not declare predict_batch")
     batcher = Batcher(declared.predict_batch)
+    turn = threading.Lock()  # held by the one episode stepping its simulator (see the module docstring)
 
     def one(index: int, episode: Any) -> Record:
         try:
-            return rollout_one(suite, _Slot(batcher, declared, agent), episode, index, spec)
+            with turn:
+                return rollout_one(suite, _Slot(batcher, declared, agent, turn), episode, index, spec)
         finally:
             batcher.leave()
 
