@@ -183,9 +183,7 @@ class _Slot:
         self.trial_report = self._report if self.declared.trial_report is not None else None
 
     def reset(self) -> None:
-        reset = getattr(self.agent, "reset", None)
-        if callable(reset):
-            reset()
+        self.agent.reset()  # every controller has it (the rollout calls it on any controller)
 
     def set_instruction(self, instruction: str) -> None:
         """Not forwarded: a batched controller reads the instruction from `observation["prompt"]`."""
