@@ -11,7 +11,8 @@ a controller's images are rendered at, when not the suite's own), `object_state`
 object's pose and attributes, as LIBERO's `obs/object`). Declared methods: `fit`
 (trains on the suite's training episodes), `check_training`, `cannot_read`, `charge_previous_usage`,
 `begin_trial` / `trial_report` / `predict_batch` (controllers; `predict_batch` answers many observations in one
-call, see `heedful.runner.lockstep`), `describe`, `close`. The kind comes from the answering method:
+call, see `heedful.runner.lockstep`), `describe`, `close`, `server_counts` (a pool of servers: each one's
+answered / failed / out-of-rotation counts, for the manifest). The kind comes from the answering method:
 `predict` (a controller, closed loop over actions), `act` (a planner, one call at a time) or `decide` (one
 decision).
 """
@@ -60,6 +61,7 @@ class Capabilities:
     predict_batch: Callable[[Sequence[dict[str, Any]]], Sequence[Any]] | None
     describe: Callable[[], dict[str, Any]] | None
     close: Callable[[], None] | None
+    server_counts: Callable[[], dict[str, dict[str, Any]]] | None = None
 
     @property
     def fittable(self) -> bool:
@@ -113,4 +115,5 @@ def capabilities(agent: Any) -> Capabilities:
         predict_batch=_method(agent, "predict_batch"),
         describe=_method(agent, "describe"),
         close=_method(agent, "close"),
+        server_counts=_method(agent, "server_counts"),
     )

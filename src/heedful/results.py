@@ -80,10 +80,22 @@ def _report(run_dir: Path | str, *, resamples: int, cluster: str | None, seed: i
     title = (
         f"{spec.suite} | agent {spec.agent}{mode} | {coverage} | "
         f"state {manifest.state} | "
-        f"dataset {spec.dataset_hash[:19]}"
+        f"dataset {spec.dataset_hash[:19]}{_servers_note(manifest.servers)}"
     )
     caption = f"{spec.suite} suite, agent {run_name(manifest, suite)}: {coverage}"
     return _Report(suite, manifest, rows, title, caption, len(records))
+
+
+def _servers_note(servers: dict[str, dict[str, Any]] | None) -> str:
+    """A pool's per-server counts for the report's title: who answered how much, who failed, who left rotation."""
+    if not servers:
+        return ""
+    parts = [
+        f"{url} answered {c.get('answered', 0)}, failed {c.get('failed', 0)}"
+        + (" (out of rotation)" if c.get("out_of_rotation") else "")
+        for url, c in servers.items()
+    ]
+    return " | servers: " + "; ".join(parts)
 
 
 def plot(runs: Sequence[Path | str], out: Path | str, *, resamples: int = 10_000, seed: int = 0) -> Path:

@@ -25,6 +25,9 @@ AGENTS: Registry[Any] = Registry(
         "decisions/unnamed-member": "heedful.agents.decisions_controls:UnnamedMemberAgent",
         "decisions/order-of-mention": "heedful.agents.decisions_controls:OrderOfMentionAgent",
         "decisions/bow": "heedful.agents.decisions_bow:BowAgent",
+        "decisions/count-rank": "heedful.agents.decisions_keywords:CountRankAgent",
+        "decisions/keyword-train": "heedful.agents.decisions_keywords:TrainKeywordAgent",
+        "decisions/keyword-full": "heedful.agents.decisions_keywords:FullKeywordAgent",
         "household/oracle": "heedful.agents.household:OracleAgent",
         "household/commonsense": "heedful.agents.household:CommonsenseAgent",
         "household/situated": "heedful.agents.household:SituatedAgent",
@@ -72,9 +75,26 @@ def agent_class(name: str, suite: str | None = None) -> Any:
     )
 
 
+def registered_agent_class(name: str, suite: str | None = None) -> Any | None:
+    """The class registered (built in or by an installed package's entry point) for `name`, else None.
+
+    Never imports a `MODULE:CLASS` name: what reads a run directory (a video re-run) builds only these, because a
+    run directory is data someone may have sent, and its manifest could name any importable callable.
+    """
+    known = set(AGENTS.names())
+    for candidate in ([f"{suite}/{name}"] if suite else []) + [name]:
+        if candidate in known:
+            return AGENTS.get(candidate)
+    return None
+
+
 def make_agent(name: str, args: dict[str, Any] | None = None, suite: str | None = None) -> Any:
     """Build the agent registered as `name` with keyword `args`; unknown keywords raise ConfigError."""
-    cls = agent_class(name, suite)
+    return build_agent(agent_class(name, suite), name, args)
+
+
+def build_agent(cls: Any, name: str, args: dict[str, Any] | None = None) -> Any:
+    """Build the agent class `cls` (known as `name`) with keyword `args`; unknown keywords raise ConfigError."""
     args = dict(args or {})
     params = inspect.signature(cls).parameters
     accepts_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())

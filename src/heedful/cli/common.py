@@ -35,3 +35,27 @@ class LazyProgress:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+
+
+RERUN_AGENT_HELP = (
+    "a MODULE:CLASS agent that a tabletop video may import and run to re-run a trial of a run whose manifest names "
+    "it (repeatable); without it only registered agents are re-run: a run directory is data, and heedful never "
+    "imports code it names"
+)
+
+
+def rerun_agent_arg(p: argparse.ArgumentParser) -> None:
+    """`--rerun-agent MODULE:CLASS`, the only way a command that reads runs imports an agent a manifest names."""
+    p.add_argument("--rerun-agent", action="append", default=[], metavar="MODULE:CLASS", help=RERUN_AGENT_HELP)
+
+
+def note_rerun_agents(names: list[str]) -> list[str]:
+    """Say, in one line each on stderr, what `--rerun-agent` will import; return the names."""
+    for name in names:
+        module = name.partition(":")[0]
+        print(
+            f"heedful: --rerun-agent {name}: module {module!r} is imported and run to re-run trials of runs whose "
+            "agent it is",
+            file=sys.stderr,
+        )
+    return names

@@ -85,7 +85,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{exc}", file=sys.stderr)
         return 2
     except HeedfulError as exc:
-        print(f"heedful: error: {exc}", file=sys.stderr)
+        from heedful.redact import redact
+
+        print(f"heedful: error: {redact(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("heedful: interrupted; finished records are kept, continue with --resume", file=sys.stderr)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from heedful.cli.command_table import command_help
-from heedful.cli.common import suite_arg
+from heedful.cli.common import note_rerun_agents, rerun_agent_arg, suite_arg
 from heedful.cli.parser import key_values
 from heedful.errors import ConfigError
 from heedful.report import REPORT_FORMATS
@@ -341,8 +341,9 @@ def add_replay(sub: Any, formatter: Any) -> None:
             "Household: re-execute the tool calls an agent made in one episode (the simulator is deterministic) and "
             "draw every step top-down: the agent with its field of view, the human, the objects. Tabletop: the "
             "trial's agentview video, made from the records of a run without --video: a planner's skill calls are "
-            "replayed, a controller is re-run (from the manifest's agent, arguments and seed), and the file is "
-            "written only when the new record reproduces the stored one (stages, steps, scores). Writes an MP4 "
+            "replayed, a controller is re-run (from the manifest's agent, arguments and seed: a registered agent, or "
+            "one --rerun-agent names), and the file is written only when the new record reproduces the stored one "
+            "(stages, steps, scores). Writes an MP4 "
             "(.mp4, needs the tabletop extra), an animated GIF (.gif) or the last frame as PNG (.png)."
         ),
     )
@@ -351,11 +352,13 @@ def add_replay(sub: Any, formatter: Any) -> None:
     p.add_argument("--out", type=Path, required=True, help="output file (.gif, .mp4 or .png)")
     p.add_argument("--dataset", type=Path, help="dataset directory (default: the run's own source)")
     p.add_argument("--every", type=int, default=2, help="household: draw every N-th step")
+    rerun_agent_arg(p)
     p.set_defaults(handler=cmd_replay)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from heedful.report.site.media import replay
 
-    print(replay(args.run, args.episode_id, args.out, dataset=args.dataset, every=args.every))
+    trusted = note_rerun_agents(args.rerun_agent)
+    print(replay(args.run, args.episode_id, args.out, dataset=args.dataset, every=args.every, rerun_agents=trusted))
     return 0

@@ -44,6 +44,9 @@ def add_serve(sub: Any, formatter: Any) -> None:
         help="answer up to N clients' requests with one batched call (heedful.remote.batching; 1: each alone)",
     )
     p.add_argument("--max-wait-ms", type=float, default=5.0, help="with --max-batch: longest wait for a batch to fill")
+    p.add_argument("--max-frame-mb", type=float, default=64.0, help="largest request frame accepted, in MiB")
+    p.add_argument("--idle-timeout", type=float, default=300.0, help="seconds a silent connection stays open")
+    p.add_argument("--max-connections", type=int, default=64, help="open connections at most (more get HTTP 503)")
     p.set_defaults(handler=cmd_serve)
 
 
@@ -67,7 +70,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        with PolicyServer(served, host=args.host, port=args.port) as server:
+        bounds = {
+            "max_frame_bytes": int(args.max_frame_mb * 2**20),
+            "idle_timeout_s": args.idle_timeout,
+            "max_connections": args.max_connections,
+        }
+        with PolicyServer(served, host=args.host, port=args.port, **bounds) as server:
             print(
                 f"serving tabletop/{args.agent} on {server.url} (openpi websocket protocol; Ctrl-C stops)", flush=True
             )

@@ -89,6 +89,12 @@ class RunManifest(BaseModel):
         default=None, description="Episodes the run covers: the selected split and options, cut to `limit`."
     )
     available: int | None = Field(default=None, description="Episodes of the selection before `limit` cut it.")
+    servers: dict[str, dict[str, Any]] | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="A pool of servers (an agent declaring `server_counts`): per server, the answers it gave, its "
+        "failures and why it was out of rotation (None: never), in the last session. Absent otherwise.",
+    )
     run_identity: str | None = Field(
         default=None,
         description="Short hash of what decides the results (suite, dataset, agent and its arguments, options, seed); "
@@ -177,7 +183,10 @@ def spec_differences(stored: RunSpec, requested: RunSpec) -> list[str]:
 
 def write_manifest(run_dir: Path, manifest: RunManifest) -> None:
     """Write `run_dir/manifest.json` atomically: a reader sees the old file or the new one, never half."""
-    text = json.dumps(manifest.model_dump(mode="json"), indent=2, sort_keys=False) + "\n"
+    from heedful.redact import redact_value
+
+    # an error a server echoed a key into (a stop reason, a pool's out-of-rotation reason) never reaches the file
+    text = json.dumps(redact_value(manifest.model_dump(mode="json")), indent=2, sort_keys=False) + "\n"
     fd, tmp = tempfile.mkstemp(prefix=".manifest-", suffix=".tmp", dir=run_dir)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:

@@ -188,16 +188,29 @@ def _run_session(
             writer = BatchedWriter(store, manifest.run_identity, session.commit)
             newly_run = _execute(work, session.workers, writer, session.progress, session.ray)
         except BudgetExceededError as exc:
+            manifest = _with_server_counts(manifest, agent)
             _finish_after_error(exc, run_dir, manifest, store, "stopped", started, reason=str(exc))
             raise
         except KeyboardInterrupt as exc:
+            manifest = _with_server_counts(manifest, agent)
             _finish_after_error(exc, run_dir, manifest, store, "interrupted", started)
             raise
         except BaseException as exc:
+            manifest = _with_server_counts(manifest, agent)
             _finish_after_error(exc, run_dir, manifest, store, "failed", started, reason=_one_line(exc))
             raise
-        manifest = _finish(run_dir, manifest, store, "finished", started)
+        manifest = _finish(run_dir, _with_server_counts(manifest, agent), store, "finished", started)
     return RunResult(run_dir=run_dir, manifest=manifest, counts=dict(manifest.counts), newly_run=newly_run)
+
+
+def _with_server_counts(manifest: RunManifest, agent: Any) -> RunManifest:
+    """The manifest with a pool's per-server counts (answered, failed, out of rotation), when the agent has them."""
+    counts = capabilities(agent).server_counts
+    try:
+        servers = counts() if counts is not None else None
+    except Exception:  # the counts never hide how the run ended
+        servers = None
+    return manifest.model_copy(update={"servers": servers}) if servers else manifest
 
 
 def _one_line(exc: BaseException) -> str:

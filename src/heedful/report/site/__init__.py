@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import sys
 import time
+from collections.abc import Collection
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,13 @@ from heedful.errors import ConfigError
 
 
 def build_site(
-    runs: list[Path], out: Path, *, episodes: str = "failed", max_media: int | None = None, progress: bool = True
+    runs: list[Path],
+    out: Path,
+    *,
+    episodes: str = "failed",
+    max_media: int | None = None,
+    progress: bool = True,
+    rerun_agents: Collection[str] = (),
 ) -> dict[str, Any]:
     """Write the site of `runs` into `out` and return what it wrote.
 
@@ -35,6 +42,8 @@ def build_site(
         max_media: At most this many episodes of each run get media (default `media.MAX_MEDIA`); the run's page
             says how many were left without.
         progress: Show a progress bar on stderr while media are made.
+        rerun_agents: `MODULE:CLASS` agents the user lets a tabletop video re-run import (a run directory is data:
+            the agent its manifest names is built only when registered or named here).
 
     Returns:
         {"index": path of index.html, "runs", "episodes", "media", "figures" (counts), "seconds"}.
@@ -66,7 +75,7 @@ def build_site(
         summary["media_note"] = note
         summaries.append(summary)
         jobs += [(manifest.spec.suite, run_dir, entry, f"media/{run_id}") for entry in chosen]
-    _make_media(jobs, out, progress)
+    _make_media(jobs, out, progress, rerun_agents)
     figures = suite_figures([(run_id, run_dir, manifest.spec.suite) for run_id, run_dir, manifest, _ in loaded], out)
     data = {
         "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
@@ -90,7 +99,9 @@ def build_site(
     }
 
 
-def _make_media(jobs: list[tuple[str, Path, dict[str, Any], str]], out: Path, progress: bool) -> None:
+def _make_media(
+    jobs: list[tuple[str, Path, dict[str, Any], str]], out: Path, progress: bool, rerun_agents: Collection[str]
+) -> None:
     from heedful.report.site.media import close_videos, make
 
     if not jobs:
@@ -101,7 +112,7 @@ def _make_media(jobs: list[tuple[str, Path, dict[str, Any], str]], out: Path, pr
     try:
         with tqdm(total=len(jobs), desc="media", unit="episode", file=sys.stderr, disable=not progress) as bar:
             for suite, run_dir, entry, folder in jobs:
-                make(suite, run_dir, entry, out, folder, videos)
+                make(suite, run_dir, entry, out, folder, videos, rerun_agents)
                 bar.update(1)
     finally:
         close_videos(videos)

@@ -152,5 +152,8 @@ def _dataset_lines(suite: Any, source: str) -> dict[str, Any]:
 def to_script(data: dict[str, Any]) -> str:
     """`data.js`: the site's data as one global, so that the page reads it from file:// without a fetch."""
     # NaN and Infinity are JavaScript globals: a score that is not a number stays readable
-    text = json.dumps(data, ensure_ascii=True, sort_keys=False, default=str, allow_nan=True)
+    from heedful.redact import redact_value
+
+    # a run made before redaction, or by another tool, may hold a credential header: a site is for publishing
+    text = json.dumps(redact_value(data), ensure_ascii=True, sort_keys=False, default=str, allow_nan=True)
     return f"window.HEEDFUL_SITE = {text};\n"
