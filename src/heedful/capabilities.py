@@ -4,7 +4,9 @@ Agents are plain classes; what the runner, the backends and the rollouts need to
 answers is declared as optional class attributes and methods, and read here only, by `capabilities(agent)`
 (works on an agent class too). Nothing else in the package probes agents attribute by attribute.
 
-Declared attributes: `privileged` (the rollout hands it the live state: oracles), `concurrency` (rollouts in
+Declared attributes: `privileged` (the rollout hands it the ground truth: the decisions constraint set, the
+tabletop task, layout and trial, the household live state; every suite hands it to no other agent, and the run's
+manifest and every report mark such an agent as "privileged: not a language agent"), `concurrency` (rollouts in
 flight), `has_budget` (it enforces a cost budget in its own process, so runs use one worker), `session_args`
 (argument names a resume may change), `cameras` (the images a controller reads), `image_size` (the square size
 a controller's images are rendered at, when not the suite's own), `object_state` (a controller reads every

@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 from heedful.errors import ConfigError, RunError
 from heedful.metrics.rows import MetricRow
 from heedful.records import Record
+from heedful.report.flags import flag_suffix, run_flags
 
 
 def _records(run_dir: Path | str) -> tuple[Any, list[Record]]:
@@ -42,7 +43,13 @@ def report_text(
     check_format(format)
     found = _report(run_dir, resamples=resamples, cluster=cluster, seed=seed)
     return render(
-        format, found.suite, found.rows, title=found.title, caption=found.caption, agent=found.manifest.spec.agent
+        format,
+        found.suite,
+        found.rows,
+        title=found.title,
+        caption=found.caption,
+        agent=found.manifest.spec.agent,
+        flags=run_flags(found.manifest),
     )
 
 
@@ -78,7 +85,7 @@ def _report(run_dir: Path | str, *, resamples: int, cluster: str | None, seed: i
         mode += " | output " + ("constrained (json_schema)" if manifest.agent["constrained"] else "unconstrained")
     coverage = _coverage(suite, manifest, len(records))
     title = (
-        f"{spec.suite} | agent {spec.agent}{mode} | {coverage} | "
+        f"{spec.suite} | agent {spec.agent}{flag_suffix(manifest)}{mode} | {coverage} | "
         f"state {manifest.state} | "
         f"dataset {spec.dataset_hash[:19]}{_servers_note(manifest.servers)}"
     )
@@ -168,14 +175,14 @@ def describe_run(run_dir: Path | str) -> str:
     model = manifest.agent.get("model")
     agent = f"{spec.agent} {model}" if model else spec.agent
     mode = _run_mode(get_suite(spec.suite), spec.options)
-    return f"{run_dir} | agent {agent}{mode} | {len(records)} records"
+    return f"{run_dir} | agent {agent}{flag_suffix(manifest)}{mode} | {len(records)} records"
 
 
 def run_name(manifest: Any, suite: Any) -> str:
-    """The agent of a run as legends and captions name it: its name, its model, how the run showed the episodes
-    (e.g. "llm SmolLM2-135M (masked)")."""
+    """The agent of a run as legends and captions name it: its name, its model, its flags, how the run showed the
+    episodes (e.g. "llm SmolLM2-135M (masked)", "oracle [privileged: not a language agent]")."""
     model = manifest.agent.get("model")
-    agent = f"{manifest.spec.agent} {model}" if model else str(manifest.spec.agent)
+    agent = (f"{manifest.spec.agent} {model}" if model else str(manifest.spec.agent)) + flag_suffix(manifest)
     parts = [part.strip() for part in _run_mode(suite, manifest.spec.options).split("|")]
     mode = [part[1:-1] if part[:1] + part[-1:] == "()" else part for part in parts if part]
     return f"{agent} ({', '.join(mode)})" if mode else agent

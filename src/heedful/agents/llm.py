@@ -38,6 +38,11 @@ class SessionAgent:
     def __init__(self, **session: Any) -> None:
         self.session = LLMSession(**session)
 
+    @classmethod
+    def check_kwargs(cls, name: str, kwargs: dict[str, Any]) -> None:
+        """The `**kwargs` an agent passes on to its session: names and values checked without building it."""
+        check_llm_kwargs(name, kwargs)
+
     @property
     def concurrency(self) -> int:
         return self.session.concurrency

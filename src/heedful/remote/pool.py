@@ -93,7 +93,12 @@ class RemotePoolAgent:
 
     # --- the controller protocol, routed to this episode's server --------------------------------------------
 
-    def begin_trial(self, trial: Any, seed: int) -> None:
+    @property
+    def privileged(self) -> bool:
+        """Whether any server gets the trial's ground truth (see `RemoteAgent.privileged`)."""
+        return any(member.privileged for member in self.members)
+
+    def begin_trial(self, trial: Any | None, seed: int) -> None:
         self._local.trial = (trial, seed)
         self._checkout().begin_trial(trial, seed)
 

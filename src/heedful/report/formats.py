@@ -45,7 +45,16 @@ def check_format(fmt: str) -> None:
         raise ConfigError(f"unknown report format {fmt!r}; choose one of {', '.join(REPORT_FORMATS)}")
 
 
-def render(fmt: str, suite: Any, rows: Sequence[MetricRow], *, title: str, caption: str, agent: str) -> str:
+def render(
+    fmt: str,
+    suite: Any,
+    rows: Sequence[MetricRow],
+    *,
+    title: str,
+    caption: str,
+    agent: str,
+    flags: Sequence[str] = (),
+) -> str:
     """The report of a run of `suite` in format `fmt` (heedful.report.REPORT_FORMATS).
 
     Args:
@@ -55,13 +64,15 @@ def render(fmt: str, suite: Any, rows: Sequence[MetricRow], *, title: str, capti
         title: The report's title line (table, markdown).
         caption: Suite, agent and records, for LaTeX captions.
         agent: The agent's name, for LaTeX labels.
+        flags: The run's flags (heedful.report.flags): in JSON every row carries them as `agent_flags`; the other
+            formats show them in the title or caption.
     """
     from heedful.report.latex import label_for, to_latex
     from heedful.report.render import rows_to_json
 
     check_format(fmt)
     if fmt == "json":
-        return rows_to_json(rows)
+        return rows_to_json(rows, extra={"agent_flags": list(flags)} if flags else None)
     if fmt == "csv":
         return to_csv(rows)
     if fmt == "markdown":

@@ -15,8 +15,9 @@ from typing import Any, Protocol
 
 from heedful.agents.registry import make_agent
 from heedful.capabilities import capabilities
-from heedful.errors import BudgetExceededError, ConfigError, DatasetError, RunError
-from heedful.records import Status
+from heedful.errors import BudgetExceededError, ConfigError, DatasetError, RunAbortedError, RunError
+from heedful.outcome import ABORT_AFTER
+from heedful.records import Record, Status
 from heedful.runner.backends import Work, execute
 from heedful.runner.commits import BatchedWriter, CommitPolicy
 from heedful.runner.lock import RunLock
@@ -32,6 +33,7 @@ from heedful.runner.ray_options import RayOptions, backend_options
 from heedful.runner.resume import open_manifest
 from heedful.runner.store import RunStore
 from heedful.sampling import sample_positions
+from heedful.seeding import derive_rng
 from heedful.suites.base import Suite
 from heedful.suites.lazy_episodes import episode_ids, sample_units
 from heedful.suites.registry import get_suite
@@ -85,6 +87,7 @@ def run(
     backend: str = "local",
     address: str | None = None,
     resources: str | Mapping[str, Any] | None = None,
+    audit_stateless: int = 0,
 ) -> RunResult:
     """Run `spec.agent` on `episodes` (or the `spec.limit` of them that `spec.order` selects, see
     `heedful.sampling`) and store every record in `run_dir`.
@@ -111,6 +114,8 @@ def run(
             see `heedful.runner.ray_backend`).
         address: The Ray cluster (`auto`, `HOST:PORT`, `ray://HOST:PORT`); None starts a local Ray instance.
         resources: What each Ray worker reserves, as JSON text or a mapping (`{"CPU": 1, "GPU": 0.25}`).
+        audit_stateless: After the run, replay this many of its episodes on a fresh agent in another order, in this
+            process, and record in the manifest whether any answer changed (heedful.runner.stateless); 0: no audit.
 
     Returns:
         The run's directory, final manifest, counts per status, and the number of episodes run now.
@@ -122,6 +127,8 @@ def run(
             record is saved; the caller should tell the user to resume with `--resume`.
         BudgetExceededError: the agent's budget is spent; re-raised after the manifest is marked "stopped"
             (with the reason) and every finished record is saved. Episodes not attempted have no record.
+        RunAbortedError: the first `outcome.ABORT_AFTER` episodes all crashed with one error; the manifest is marked
+            "stopped" with it, the crashed records are kept, and a resume runs them again.
 
     A Fittable agent may declare `check_training(train, evaluation)`, called before the run directory is touched,
     to refuse a run it cannot be measured on honestly (the `bow` control evaluated on its own training episodes).
@@ -131,6 +138,8 @@ def run(
     """
     if workers < 1:
         raise ConfigError(f"workers must be at least 1, got {workers}")
+    if audit_stateless < 0:
+        raise ConfigError(f"--audit-stateless takes a number of episodes (0 or more), got {audit_stateless}")
     ray = backend_options(backend, address, resources)
     run_dir = Path(run_dir)
     suite = get_suite(spec.suite)
@@ -150,10 +159,16 @@ def run(
             chosen = tuple(selected_positions(spec, suite, episodes))
             planned = len(chosen)
             where = "local" if ray is None else f"ray ({ray.address or 'a local instance'})"
-            manifest = manifest.model_copy(update={"planned": planned, "available": len(episodes), "backend": where})
+            # read after `description()`, which connects a remote agent: its declaration may depend on the server
+            privileged = capabilities(agent).privileged
+            update = {"planned": planned, "available": len(episodes), "backend": where, "privileged": privileged}
+            manifest = manifest.model_copy(update=update)
             write_manifest(run_dir, manifest)  # a killed run still says how much it set out to do
             session = _Session(workers, progress, retry_failed, commit or CommitPolicy(), ray, chosen)
-            return _run_session(spec, suite, agent, episodes, train, run_dir, manifest, session)
+            result = _run_session(spec, suite, agent, episodes, train, run_dir, manifest, session)
+            if audit_stateless:
+                result = _audit_stateless(spec, suite, episodes, train, result, audit_stateless)
+            return result
     finally:
         close = capabilities(agent).close
         if close is not None:
@@ -175,6 +190,7 @@ def _run_session(
         store.check_producer(manifest.run_identity)  # a resume never extends a run that mixes two
         try:
             todo = _todo(session.chosen, episodes, store, session.retry_failed)
+            todo = run_order(todo, spec.seed) if suite.run_order == "shuffled" else todo
             _charge_previous_usage(agent, store)
             fit_on = _training(suite, agent, episodes if train is None else train)
             work = Work(spec, suite, agent, fit_on, todo)
@@ -188,12 +204,39 @@ def _run_session(
             manifest = _with_server_counts(manifest, agent)
             _finish_after_error(exc, run_dir, manifest, store, "interrupted", started)
             raise
+        except RunAbortedError as exc:
+            _finish_after_error(exc, run_dir, manifest, store, "stopped", started, reason=str(exc))
+            raise
         except BaseException as exc:
             manifest = _with_server_counts(manifest, agent)
             _finish_after_error(exc, run_dir, manifest, store, "failed", started, reason=_one_line(exc))
             raise
         manifest = _finish(run_dir, _with_server_counts(manifest, agent), store, "finished", started)
     return RunResult(run_dir=run_dir, manifest=manifest, counts=dict(manifest.counts), newly_run=newly_run)
+
+
+def _audit_stateless(
+    spec: RunSpec, suite: Suite, episodes: Sequence[Any], train: Sequence[Any] | None, result: RunResult, k: int
+) -> RunResult:
+    """Replay k of the run's episodes on a fresh agent in another order and record what changed in the manifest."""
+    from heedful.runner.stateless import audit
+
+    with RunStore(result.run_dir) as store:
+        stored = store.records()
+    fit_on = suite.training_episodes(episodes if train is None else train)
+    found = audit(spec, suite, stored, episodes, fit_on, k)
+    manifest = result.manifest.model_copy(update={"stateless_audit": found})
+    write_manifest(result.run_dir, manifest)
+    return RunResult(run_dir=result.run_dir, manifest=manifest, counts=result.counts, newly_run=result.newly_run)
+
+
+def run_order(todo: Sequence[tuple[int, Any]], seed: int) -> list[tuple[int, Any]]:
+    """The order a run rolls its episodes out in: a shuffle seeded by the run seed, so that a family's instances
+    (neighbours in the dataset) do not run next to each other, in one process or in one worker's chunk, and an
+    agent cannot tell from the order which episodes belong together. Records do not depend on it: each episode's
+    randomness comes from its own derived seed."""
+    order = derive_rng(seed, "run-order").permutation(len(todo))
+    return [todo[int(i)] for i in order]
 
 
 def _with_server_counts(manifest: RunManifest, agent: Any) -> RunManifest:
@@ -322,9 +365,11 @@ def _execute(work: Work, workers: int, writer: BatchedWriter, progress: bool, ra
     bar = _progress_bar(len(work.todo), progress, work.spec.suite)
     batches = execute(work, workers, ray)
     failed = 0
+    watch = _CrashWatch(ABORT_AFTER if len(work.todo) >= ABORT_AFTER else 0)
     try:
         for batch in batches:
             writer.add(batch)
+            watch.add(batch)
             failed += sum(not record.status.scored for record in batch)
             if failed:
                 bar.set_postfix_str(f"not scored={failed}")
@@ -334,6 +379,32 @@ def _execute(work: Work, workers: int, writer: BatchedWriter, progress: bool, ra
         bar.close()
         writer.flush()  # Ctrl-C, a budget stop or a failed worker keeps every finished record
     return writer.committed
+
+
+class _CrashWatch:
+    """Stops a run whose first `first` records all crashed with one error (a missing library, a broken agent):
+    thousands of identical crashes tell no more than eight. The run stays resumable."""
+
+    def __init__(self, first: int) -> None:
+        self.first = first
+        self.seen: list[Record] = []
+
+    def add(self, batch: Sequence[Record]) -> None:
+        if not self.first or len(self.seen) >= self.first:
+            return
+        self.seen += batch[: self.first - len(self.seen)]
+        if len(self.seen) < self.first:
+            return
+        errors = {_first_line(r.error) for r in self.seen if r.status == Status.CRASHED}
+        if len(errors) == 1 and all(r.status == Status.CRASHED for r in self.seen):
+            raise RunAbortedError(
+                f"the first {self.first} episodes all crashed with the same error: {errors.pop()} "
+                "(they are recorded as crashed; the run stopped there)"
+            )
+
+
+def _first_line(error: str | None) -> str:
+    return (error or "").strip().splitlines()[0][:500] if (error or "").strip() else ""
 
 
 def _finish(
@@ -350,6 +421,7 @@ def _finish(
             "stop_reason": reason,
             "finished_at": utc_now(),
             "counts": store.count_by_status(),
+            "records_digest": store.digest(),
             "wall_time_s": manifest.wall_time_s + (time.monotonic() - started),
         }
     )
