@@ -118,9 +118,13 @@ def evaluate(
     agent_cls = agent_class(agent, suite)  # fail on an unknown agent before generating anything
     options = dict(options or {})
     suite_obj.check_options(options)
-    check_requirements(suite, suite_obj.requirements(options))  # a missing simulator stops here, not per episode
+    declared = capabilities(agent_cls)
+    # a missing simulator, or a module the agent imports, stops here rather than crashing every episode
+    check_requirements(
+        f"{suite} --agent {agent}", (*suite_obj.requirements(options), *declared.required(agent_args or {}))
+    )
     options = suite_obj.prepare_options(options, dataset)  # decisions: where the dataset's images are
-    kind = capabilities(agent_cls).kind
+    kind = declared.kind
     if kind not in suite_obj.agent_kinds:
         raise ConfigError(
             f"agent {agent} is a {kind} agent; {suite} runs {' or '.join(suite_obj.agent_kinds)} agents "

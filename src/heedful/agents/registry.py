@@ -127,6 +127,13 @@ def import_agent(target: str) -> Any:
     return obj
 
 
+def user_dirs(cls: Any) -> dict[str, str]:
+    """{top-level module: directory} for a class `--agent MODULE:CLASS` imported from the current directory
+    (what a spawned worker must import from there too); empty for every other class."""
+    top = str(getattr(cls, "__module__", "")).split(".")[0]
+    return {top: USER_DIRS[top]} if top in USER_DIRS else {}
+
+
 def import_first_from(directories: list[str], module_name: str) -> ModuleType:
     """Import `module_name` searching `directories` first, as `python -m` does with the current directory; they
     stay on the path afterwards, but last, so that the module's own later imports of its neighbours work while a

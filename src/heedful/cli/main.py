@@ -87,6 +87,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except HeedfulError as exc:
         print(f"heedful: error: {exc}", file=sys.stderr)
         return 2
+    except ModuleNotFoundError as exc:  # an optional extra missing where a command imports it: say what to install
+        from heedful.extras import requirement_for
+
+        requirement = requirement_for(exc.name)
+        if requirement is None:
+            raise  # not an optional module: a bug, whose traceback is wanted
+        print(
+            f"heedful: error: this needs {requirement.module} ({requirement.purpose}), which is not installed: "
+            f"{requirement.install_line()}",
+            file=sys.stderr,
+        )
+        return 2
     except KeyboardInterrupt:
         print("heedful: interrupted; finished records are kept, continue with --resume", file=sys.stderr)
         return 130

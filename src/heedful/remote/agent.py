@@ -27,9 +27,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from heedful.errors import AgentInterfaceError, AgentTimeoutError, ConfigError
+from heedful.extras import needs
 from heedful.remote.adapters import action_chunk, load_adapter
 from heedful.remote.link import PolicyLink
 from heedful.remote.wire import EPISODE_KEY, NEEDS_KEY, jsonable
+from heedful.requirements import Requirement
 
 DEFAULT_PORT = 8000  # openpi's serve_policy.py default
 EPISODE_INFO = ("auto", "always", "never")
@@ -61,6 +63,12 @@ class RemoteAgent:
     """
 
     name = "remote"
+
+    @staticmethod
+    def requirements(agent_args: dict[str, Any]) -> tuple[Requirement, ...]:
+        """openpi-client and its transport."""
+        return needs("openpi_client", "websockets", "msgpack")
+
     # Where the server is and how long to wait may change on --resume; nothing that shapes results may.
     session_args = ("url", "host", "port", "connect_timeout", "request_timeout", "connect_retries", "api_key_env")
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from heedful.agents.registry import AGENTS, USER_DIRS, agent_class, import_first_from, make_agent
+from heedful.agents.registry import AGENTS, agent_class, import_first_from, make_agent, user_dirs
 from heedful.capabilities import capabilities
 from heedful.errors import AgentInterfaceError, AgentTimeoutError, BudgetExceededError, RunError
 from heedful.records import Record, Status
@@ -221,16 +221,11 @@ def _worker_setup(work: Work) -> dict[str, Any]:
     return {
         "spec": spec.model_dump_json(),
         # `--agent MODULE:CLASS` from the current directory: the worker imports it from there too
-        "user_dirs": _user_dirs(agent_cls),
+        "user_dirs": user_dirs(agent_cls),
         "suite_target": import_target(SUITES.get(spec.suite), f"suite {spec.suite!r}"),
         "agent_target": import_target(agent_cls, f"agent {spec.agent!r}"),
         "train": [ep.model_dump_json() for ep in work.train] if capabilities(work.agent).fittable else [],
     }
-
-
-def _user_dirs(agent_cls: Any) -> dict[str, str]:
-    top = str(getattr(agent_cls, "__module__", "")).split(".")[0]
-    return {top: USER_DIRS[top]} if top in USER_DIRS else {}
 
 
 def _chunks(todo: Sequence[tuple[int, Any]], workers: int) -> list[list[tuple[int, str]]]:
