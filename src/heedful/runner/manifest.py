@@ -80,6 +80,11 @@ class RunManifest(BaseModel):
     agent: dict[str, Any] = Field(default_factory=dict, description="The agent's own description.")
     counts: dict[str, int] = Field(default_factory=dict, description="Stored records per status.")
     wall_time_s: float = Field(default=0.0, description="Wall time summed over every session of the run.")
+    generation: dict[str, float] | None = Field(
+        default=None,
+        description="Language-model agents: the last session's completion tokens, their wall time and tokens per "
+        "second, as measured (the embedded server's threads are under agent.server).",
+    )
     sessions: int = Field(default=1, description="How many times the run was started or resumed.")
     workers: int = Field(default=1, description="Worker processes (or Ray actors) of the last session.")
     backend: str = Field(
