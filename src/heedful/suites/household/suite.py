@@ -42,7 +42,7 @@ class HouseholdSuite(SuiteBase):
         self.last_stats: dict[str, Any] = {}
 
     def generate(
-        self, seed: int, config: dict[str, Any] | None = None, progress: Callable[[int], Any] | None = None
+        self, seed: int, config: dict[str, Any] | None = None, progress: Callable[[int, int], Any] | None = None
     ) -> list[HouseholdEpisode]:
         episodes, self.last_stats = generate_with_stats(seed, parse_config(config), progress)
         return episodes
