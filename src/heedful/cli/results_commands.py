@@ -39,11 +39,18 @@ def add_report(sub: Any, formatter: Any) -> None:
         "--format",
         choices=REPORT_FORMATS,
         default="table",
-        help="table: the terminal table in the suite's layout; json, csv: every row (metric, group, value, CI, n, "
+        help="table: the suite's headline table, the overall row with its reference level and one line per group "
+        "(every group's block: --full); json, csv: every row (metric, group, value, CI, n, "
         "k, Wilson, unit, method, chance; csv adds collapsed), plain numbers; markdown, latex: the suite's paper "
         "tables (tabletop: Table 1 per scene and level; household: SR and SPL per task type, Table 6), then every "
         "row, values in %% with 95%% intervals (latex: booktabs table floats to \\input, captions naming suite, "
         "agent, records and interval method)",
+    )
+    p.add_argument(
+        "--full",
+        action="store_true",
+        help="table: every group's block with intervals and k/n (scene x level, per category, ...), then the "
+        "suite's paper layouts",
     )
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
     p.add_argument(
@@ -73,11 +80,11 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.explain:
         from heedful.runner.manifest import read_manifest
 
-        print(report_text(args.run, **options))
+        print(report_text(args.run, full=args.full, **options))
         print()
         print(explain([get_suite(read_manifest(args.run).spec.suite)]))
         return 0
-    print(report_text(args.run, format=args.format, **options))
+    print(report_text(args.run, format=args.format, full=args.full, **options))
     return 0
 
 

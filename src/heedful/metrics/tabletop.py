@@ -79,12 +79,12 @@ LABELS = {
     "complete": "completion rate",
 }
 CHANCE_PREFIX = "chance "  # groups of the exact chance level (expected score of the blind branch draw)
-CHANCE_LABELS = {
-    "intent": "chance intent",
-    "execution": "chance execution",
-    "intent_full": "chance intent-full",
-    "execution_full": "chance exec-full",
-    "complete": "chance completion",
+CHANCE_LABELS = {  # the blind branch draw's level (heedful.report.reference): a strong baseline, not chance
+    "intent": "blind-draw intent",
+    "execution": "blind-draw exec",
+    "intent_full": "blind-draw int-full",
+    "execution_full": "blind-draw exec-full",
+    "complete": "blind-draw complete",
 }
 SCENES = ("S1", "S2", "S3", "S4")
 MEAN = "mean over scenes"

@@ -45,7 +45,17 @@ def check_format(fmt: str) -> None:
         raise ConfigError(f"unknown report format {fmt!r}; choose one of {', '.join(REPORT_FORMATS)}")
 
 
-def render(fmt: str, suite: Any, rows: Sequence[MetricRow], *, title: str, caption: str, agent: str) -> str:
+def render(
+    fmt: str,
+    suite: Any,
+    rows: Sequence[MetricRow],
+    *,
+    title: str,
+    caption: str,
+    agent: str,
+    full: bool = True,
+    run: str = "RUN",
+) -> str:
     """The report of a run of `suite` in format `fmt` (heedful.report.REPORT_FORMATS).
 
     Args:
@@ -55,6 +65,9 @@ def render(fmt: str, suite: Any, rows: Sequence[MetricRow], *, title: str, capti
         title: The report's title line (table, markdown).
         caption: Suite, agent and records, for LaTeX captions.
         agent: The agent's name, for LaTeX labels.
+        full: "table" only: every group's block in the suite's layout; False: the short report that leads with
+            the headline table (heedful.report.summary).
+        run: How to name the run in the short report's pointer to `--full`.
     """
     from heedful.report.latex import label_for, to_latex
     from heedful.report.render import rows_to_json
@@ -68,7 +81,13 @@ def render(fmt: str, suite: Any, rows: Sequence[MetricRow], *, title: str, capti
         return to_markdown(rows, title, suite.paper_tables)
     if fmt == "latex":
         return to_latex(rows, caption, suite.paper_tables, label_for(suite.name, agent))
-    text = str(suite.render_report([row for row in rows if row.group != USAGE_GROUP], title))
+    plain = [row for row in rows if row.group != USAGE_GROUP]
+    if full:
+        text = str(suite.render_report(plain, title))
+    else:
+        from heedful.report.summary import summary_report
+
+        text = summary_report(suite, plain, title, run)
     usage = format_usage(rows)
     return f"{text}\n{usage}" if usage else text
 
