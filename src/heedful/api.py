@@ -56,9 +56,30 @@ def load_or_generate(
     from heedful.dataset_cache import GENERATED, cached_dataset
 
     if dataset is not None:
+        check_dataset_suite(suite.name, Path(dataset))
         return list(suite.load_dataset(Path(dataset), verify=verify)), str(dataset)
     episodes, _ = cached_dataset(suite, seed, announce=progress)
     return episodes, f"{GENERATED}{seed}"
+
+
+def check_dataset_suite(suite: str, dataset: Path) -> None:
+    """Raise DatasetError when `dataset`'s summary (dataset.json) says it belongs to another suite.
+
+    A directory or file without a summary (episodes of one's own) is left to the suite's loader."""
+    import json
+
+    from heedful.suites.episode_files import SUMMARY_FILE
+
+    summary = dataset / SUMMARY_FILE if dataset.is_dir() else dataset.parent / SUMMARY_FILE
+    try:
+        other = json.loads(summary.read_text(encoding="utf-8")).get("suite")
+    except (OSError, ValueError, AttributeError):
+        return
+    if isinstance(other, str) and other != suite:
+        raise DatasetError(
+            f"{dataset} is a {other} dataset ({summary.name} says suite {other!r}), not a {suite} one: run it with "
+            f"`heedful run {other} --dataset {dataset}`, or give a {suite} dataset (heedful generate {suite} --out DIR)"
+        )
 
 
 def check_shard(shard: str | None) -> None:

@@ -90,8 +90,7 @@ def cached_dataset(
             print(f"heedful: the cached dataset {where} is damaged ({exc}); regenerating it", file=sys.stderr)
     into = f" into the cache {where}, once" if where is not None else " (the cache is off: every time)"
     print(
-        f"heedful: generating the default {suite.name} dataset (seed {seed}){into}; "
-        f"{_how_long(suite.name)}",
+        f"heedful: generating the default {suite.name} dataset (seed {seed}){into}; {_how_long(suite.name)}",
         file=sys.stderr,
         flush=True,
     )

@@ -137,7 +137,7 @@ def add_export(sub: Any, formatter: Any) -> None:
     )
     p.add_argument("source", type=Path, help="run directory or dataset directory")
     p.add_argument("--format", choices=["jsonl", "parquet"], required=True)
-    p.add_argument("--out", type=Path, required=True, help="output file")
+    p.add_argument("--out", type=Path, required=True, help="output file; - for JSON lines on standard output")
     p.set_defaults(handler=cmd_export)
 
 
@@ -145,7 +145,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     from heedful.report.export import export
 
     n = export(args.source, args.out, args.format)
-    print(f"wrote {n} rows to {args.out}")
+    if str(args.out) != "-":  # on stdout the rows are the output
+        print(f"wrote {n} rows to {args.out}")
     return 0
 
 
@@ -306,6 +307,7 @@ def cmd_list_tasks(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    from heedful.agents.arguments import agent_arguments
     from heedful.agents.registry import agent_class, agent_names
     from heedful.suites.registry import SUITES, get_suite
 
@@ -324,6 +326,12 @@ def cmd_list(args: argparse.Namespace) -> int:
     for name in agent_names(args.suite):
         doc = (agent_class(name, args.suite).__doc__ or "").strip().splitlines()
         print(f"  {name:18s} {doc[0] if doc else ''}")
+    print("agent arguments (--agent-arg NAME=VALUE; name: type = default, meaning):")
+    for name in agent_names(args.suite):
+        arguments = agent_arguments(agent_class(name, args.suite))
+        print(f"  {name}" + ("" if arguments else ": none"))
+        for argument in arguments:
+            print(f"    {argument.line()}")
     print(f"run options (flags: heedful run {args.suite} --help):")
     for name, text in describe(suite.run_options).items():
         print(f"  {name:18s} {text}")
