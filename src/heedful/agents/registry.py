@@ -135,9 +135,8 @@ def user_dirs(cls: Any) -> dict[str, str]:
 
 
 def import_first_from(directories: list[str], module_name: str) -> ModuleType:
-    """Import `module_name` searching `directories` first, as `python -m` does with the current directory; they
-    stay on the path afterwards, but last, so that the module's own later imports of its neighbours work while a
-    file there never shadows an installed library."""
+    """Import `module_name` searching `directories` first, as `python -m` does with the current directory; for
+    this import only, so that a file there never shadows an installed library later."""
     import importlib
     import sys
 
@@ -149,4 +148,3 @@ def import_first_from(directories: list[str], module_name: str) -> ModuleType:
         for directory in added:
             if directory in sys.path:
                 sys.path.remove(directory)
-                sys.path.append(directory)
