@@ -211,7 +211,8 @@ class EmbeddedServer:
                 EmbeddedServer.starts += 1
                 if self.announce:
                     print(
-                        f"heedful: the embedded model {self.gguf.stem} answers with {self.threads} threads "
+                        f"heedful: the embedded model {self.gguf.stem} answers with {self.threads} "
+                        f"thread{'s' if self.threads > 1 else ''} "
                         f"({self.why}); --threads N sets them",
                         file=sys.stderr,
                         flush=True,
