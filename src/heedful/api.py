@@ -126,17 +126,20 @@ def evaluate(
     backend: str = "local",
     address: str | None = None,
     resources: str | dict[str, Any] | None = None,
+    audit_stateless: int = 0,
 ) -> Any:
     """Evaluate `agent` on `suite` into the run directory `out` (see `heedful run --help`); `verify=False` loads a
     dataset whose files no longer match their recorded content hash (a deliberate edit). `backend="ray"` runs on
-    `workers` Ray actors (`address`, `resources`: see `heedful.runner.run`)."""
-    from heedful.agents.registry import agent_class
+    `workers` Ray actors (`address`, `resources`: see `heedful.runner.run`). `audit_stateless=K` replays K episodes
+    on a fresh agent in another order afterwards and records in the manifest whether any answer changed."""
+    from heedful.agents.registry import agent_class, check_agent_args
     from heedful.requirements import check_requirements
     from heedful.runner import RunSpec, run
     from heedful.suites.registry import get_suite
 
     suite_obj = get_suite(suite)
     agent_cls = agent_class(agent, suite)  # fail on an unknown agent before generating anything
+    check_agent_args(agent, agent_cls, dict(agent_args or {}))  # and on its arguments' names and types
     options = dict(options or {})
     suite_obj.check_options(options)
     declared = capabilities(agent_cls)
@@ -186,6 +189,7 @@ def evaluate(
         backend=backend,
         address=address,
         resources=resources,
+        audit_stateless=audit_stateless,
     )
 
 

@@ -4,14 +4,17 @@ Agents are plain classes; what the runner, the backends and the rollouts need to
 answers is declared as optional class attributes and methods, and read here only, by `capabilities(agent)`
 (works on an agent class too). Nothing else in the package probes agents attribute by attribute.
 
-Declared attributes: `privileged` (the rollout hands it the live state: oracles), `concurrency` (rollouts in
+Declared attributes: `privileged` (the rollout hands it the ground truth: the decisions constraint set, the
+tabletop task, layout and trial, the household live state; every suite hands it to no other agent, and the run's
+manifest and every report mark such an agent as "privileged: not a language agent"), `concurrency` (rollouts in
 flight), `has_budget` (it enforces a cost budget in its own process, so runs use one worker), `session_args`
 (argument names a resume may change), `cameras` (the images a controller reads), `image_size` (the square size
 a controller's images are rendered at, when not the suite's own), `object_state` (a controller reads every
 object's pose and attributes, as LIBERO's `obs/object`). Declared methods: `requirements(agent_args)` (the
 optional modules it imports, heedful.extras; checked before a run writes anything), `fit`
 (trains on the suite's training episodes), `check_training`, `cannot_read`, `charge_previous_usage`,
-`begin_trial` / `trial_report` (controllers), `describe`, `close`. The kind comes from the answering method:
+`begin_trial` / `trial_report` (controllers), `describe`, `close`, `server_counts` (a pool of servers: each one's
+answered / failed / out-of-rotation counts, for the manifest). The kind comes from the answering method:
 `predict` (a controller, closed loop over actions), `act` (a planner, one call at a time) or `decide` (one
 decision).
 """
@@ -63,6 +66,7 @@ class Capabilities:
     trial_report: Callable[[], tuple[dict[str, Any], dict[str, float]]] | None
     describe: Callable[[], dict[str, Any]] | None
     close: Callable[[], None] | None
+    server_counts: Callable[[], dict[str, dict[str, Any]]] | None = None
 
     @property
     def fittable(self) -> bool:
@@ -120,4 +124,5 @@ def capabilities(agent: Any) -> Capabilities:
         trial_report=_method(agent, "trial_report"),
         describe=_method(agent, "describe"),
         close=_method(agent, "close"),
+        server_counts=_method(agent, "server_counts"),
     )

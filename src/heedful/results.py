@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 from heedful.errors import ConfigError, RunError
 from heedful.metrics.rows import MetricRow
 from heedful.records import Record
+from heedful.report.flags import flag_suffix, run_flags
 
 
 def _records(run_dir: Path | str) -> tuple[Any, list[Record]]:
@@ -55,6 +56,7 @@ def report_text(
         title=found.title,
         caption=found.caption,
         agent=found.manifest.spec.agent,
+        flags=run_flags(found.manifest),
         full=full,
         run=str(run_dir),
     )
@@ -92,12 +94,24 @@ def _report(run_dir: Path | str, *, resamples: int, cluster: str | None, seed: i
         mode += " | output " + ("constrained (json_schema)" if manifest.agent["constrained"] else "unconstrained")
     coverage = _coverage(suite, manifest, len(records))
     title = (
-        f"{spec.suite} | agent {spec.agent}{mode} | {coverage} | "
+        f"{spec.suite} | agent {spec.agent}{flag_suffix(manifest)}{mode} | {coverage} | "
         f"state {manifest.state} | "
-        f"dataset {spec.dataset_hash[:19]}"
+        f"dataset {spec.dataset_hash[:19]}{_servers_note(manifest.servers)}"
     )
     caption = f"{spec.suite} suite, agent {run_name(manifest, suite)}: {coverage}"
     return _Report(suite, manifest, rows, title, caption, len(records))
+
+
+def _servers_note(servers: dict[str, dict[str, Any]] | None) -> str:
+    """A pool's per-server counts for the report's title: who answered how much, who failed, who left rotation."""
+    if not servers:
+        return ""
+    parts = [
+        f"{url} answered {c.get('answered', 0)}, failed {c.get('failed', 0)}"
+        + (" (out of rotation)" if c.get("out_of_rotation") else "")
+        for url, c in servers.items()
+    ]
+    return " | servers: " + "; ".join(parts)
 
 
 def plot(runs: Sequence[Path | str], out: Path | str, *, resamples: int = 10_000, seed: int = 0) -> Path:
@@ -169,14 +183,14 @@ def describe_run(run_dir: Path | str) -> str:
     model = manifest.agent.get("model")
     agent = f"{spec.agent} {model}" if model else spec.agent
     mode = _run_mode(get_suite(spec.suite), spec.options)
-    return f"{run_dir} | agent {agent}{mode} | {len(records)} records"
+    return f"{run_dir} | agent {agent}{flag_suffix(manifest)}{mode} | {len(records)} records"
 
 
 def run_name(manifest: Any, suite: Any) -> str:
-    """The agent of a run as legends and captions name it: its name, its model, how the run showed the episodes
-    (e.g. "llm SmolLM2-135M (masked)")."""
+    """The agent of a run as legends and captions name it: its name, its model, its flags, how the run showed the
+    episodes (e.g. "llm SmolLM2-135M (masked)", "oracle [privileged: not a language agent]")."""
     model = manifest.agent.get("model")
-    agent = f"{manifest.spec.agent} {model}" if model else str(manifest.spec.agent)
+    agent = (f"{manifest.spec.agent} {model}" if model else str(manifest.spec.agent)) + flag_suffix(manifest)
     parts = [part.strip() for part in _run_mode(suite, manifest.spec.options).split("|")]
     mode = [part[1:-1] if part[:1] + part[-1:] == "()" else part for part in parts if part]
     return f"{agent} ({', '.join(mode)})" if mode else agent

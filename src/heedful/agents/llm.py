@@ -46,6 +46,11 @@ class SessionAgent:
     def __init__(self, **session: Any) -> None:
         self.session = LLMSession(**session)
 
+    @classmethod
+    def check_kwargs(cls, name: str, kwargs: dict[str, Any]) -> None:
+        """The `**kwargs` an agent passes on to its session: names and values checked without building it."""
+        check_llm_kwargs(name, kwargs)
+
     @property
     def concurrency(self) -> int:
         return self.session.concurrency
@@ -83,16 +88,23 @@ class SessionAgent:
         AgentInterfaceError / AgentTimeoutError subclasses."""
         completion = self.session.complete(request)
         result = completion.result
-        info = {
+        info: dict[str, Any] = {
             "finish_reason": result.finish_reason,
             "response_tokens": {"prompt": result.prompt_tokens, "completion": result.completion_tokens},
         }
+        server = self.session.answered_by(completion)
+        if server is not None:  # a pool: the record names the server that answered
+            info["server"] = server
         return AgentReply(text=result.text, usage=dict(completion.usage), info=info)
 
     def describe_with(self, prompt: dict[str, Any]) -> dict[str, Any]:
         """The manifest entry: the agent's name, the session, the agent's prompt identity, the session's run
         settings (cache, budget, prices). Never the API key."""
         return {"name": self.name, **self.session.describe(), "prompt": prompt, **self.session.describe_run()}
+
+    def server_counts(self) -> dict[str, dict[str, Any]]:
+        """A server pool's per-server answered / failed / out-of-rotation counts, for the manifest."""
+        return self.session.server_counts()
 
     def close(self) -> None:
         """Stop the embedded server (if any) and close the client and the cache. The agent can be reused."""

@@ -45,6 +45,9 @@ def add_serve(sub: Any, formatter: Any) -> None:
     p.add_argument("--port", type=int, default=8000, help="TCP port (0: a free one, printed at start)")
     p.add_argument("--chunk", type=int, default=10, help="actions per reply of a planner (a controller: its own)")
     p.add_argument("--dataset", type=Path, help="dataset whose L0 tasks blind fits on (else the built-in tasks)")
+    p.add_argument("--max-frame-mb", type=float, default=64.0, help="largest request frame accepted, in MiB")
+    p.add_argument("--idle-timeout", type=float, default=300.0, help="seconds a silent connection stays open")
+    p.add_argument("--max-connections", type=int, default=64, help="open connections at most (more get HTTP 503)")
     p.set_defaults(handler=cmd_serve)
 
 
@@ -74,7 +77,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        with PolicyServer(policy, host=args.host, port=args.port) as server:
+        bounds = {
+            "max_frame_bytes": int(args.max_frame_mb * 2**20),
+            "idle_timeout_s": args.idle_timeout,
+            "max_connections": args.max_connections,
+        }
+        with PolicyServer(policy, host=args.host, port=args.port, **bounds) as server:
             print(
                 f"serving tabletop/{args.agent} on {server.url} (openpi websocket protocol; Ctrl-C stops)", flush=True
             )

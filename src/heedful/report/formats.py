@@ -53,6 +53,7 @@ def render(
     title: str,
     caption: str,
     agent: str,
+    flags: Sequence[str] = (),
     full: bool = True,
     run: str = "RUN",
 ) -> str:
@@ -65,6 +66,8 @@ def render(
         title: The report's title line (table, markdown).
         caption: Suite, agent and records, for LaTeX captions.
         agent: The agent's name, for LaTeX labels.
+        flags: The run's flags (heedful.report.flags): in JSON every row carries them as `agent_flags`; the other
+            formats show them in the title or caption.
         full: "table" only: every group's block in the suite's layout; False: the short report that leads with
             the headline table (heedful.report.summary).
         run: How to name the run in the short report's pointer to `--full`.
@@ -74,7 +77,7 @@ def render(
 
     check_format(fmt)
     if fmt == "json":
-        return rows_to_json(rows)
+        return rows_to_json(rows, extra={"agent_flags": list(flags)} if flags else None)
     if fmt == "csv":
         return to_csv(rows)
     if fmt == "markdown":

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
 from heedful.metrics.compare import MCNEMAR_PREFIX, ComparisonRow
@@ -120,9 +120,10 @@ COLLAPSED_DIFF_NOTE = (
 )
 
 
-def rows_to_json(rows: Sequence[MetricRow] | Sequence[ComparisonRow]) -> str:
-    """Serialize rows as a JSON list of their `as_dict()`; non-finite numbers become null."""
-    payload = [_json_safe(row.as_dict()) for row in rows]
+def rows_to_json(rows: Sequence[MetricRow] | Sequence[ComparisonRow], extra: Mapping[str, Any] | None = None) -> str:
+    """Serialize rows as a JSON list of their `as_dict()` (each with the `extra` fields, such as a run's flags);
+    non-finite numbers become null."""
+    payload = [_json_safe({**row.as_dict(), **(extra or {})}) for row in rows]
     return json.dumps(payload, indent=2, allow_nan=False)
 
 

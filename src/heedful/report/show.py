@@ -33,6 +33,7 @@ def show_episode(run_dir: Path, episode_id: str, *, dataset: Path | None = None,
         raise RunError(f"{run_dir} has no records yet")
     with RunStore(Path(run_dir)) as store:
         store.check_producer(manifest.run_identity)
+        store.verify(manifest)  # an edited run is refused here too
         records = {r.episode_id: r for r in store.records()}
         record = records.get(episode_id)
         if record is None:

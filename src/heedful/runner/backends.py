@@ -29,8 +29,9 @@ from typing import Any
 
 from heedful.agents.registry import AGENTS, agent_class, import_first_from, make_agent, user_dirs
 from heedful.capabilities import capabilities
-from heedful.errors import AgentInterfaceError, AgentTimeoutError, BudgetExceededError, RunError
+from heedful.errors import AgentInterfaceError, AgentTimeoutError, BudgetExceededError, HeedfulError, RunError
 from heedful.records import Record, Status
+from heedful.requirements import check_requirements
 from heedful.runner.manifest import RunSpec
 from heedful.runner.ray_options import RayOptions
 from heedful.seeding import derive_seed
@@ -339,10 +340,13 @@ def _init_worker(setup: dict[str, Any]) -> None:
         # `SUITE/NAME` is the first name make_agent tries, so the worker builds the class the main resolved.
         AGENTS.register(f"{spec.suite}/{spec.agent}", setup["agent_target"])
         suite = get_suite(spec.suite)
+        check_requirements(spec.suite, suite.requirements(spec.options))  # imported here, where they are used
         agent = make_agent(spec.agent, spec.agent_args, suite=spec.suite)
         if capabilities(agent).fittable:
             agent.fit([suite.parse_episode(text) for text in setup["train"]])
         _STATE = _WorkerState(spec=spec, suite=suite, agent=agent)
+    except HeedfulError as err:  # a typed error (a requirement that does not import) needs no traceback
+        _SETUP_ERROR = f"setting up the worker failed: {type(err).__name__}: {err}"
     except Exception:
         _SETUP_ERROR = f"setting up the worker failed:\n{traceback.format_exc()}"
 

@@ -58,7 +58,8 @@
     const args = Object.keys(run.agent_args || {}).map(function (k) {
       return k + '=' + JSON.stringify(run.agent_args[k]);
     });
-    return run.agent + (run.model ? ' ' + run.model : '') + (args.length ? ' (' + args.join(', ') + ')' : '');
+    const flags = (run.flags || []).length ? ' [' + run.flags.join('; ') + ']' : '';
+    return run.agent + (run.model ? ' ' + run.model : '') + (args.length ? ' (' + args.join(', ') + ')' : '') + flags;
   }
   function facts(pairs) {
     const dl = el('dl', { cls: 'facts' });

@@ -37,6 +37,8 @@ from heedful.suites.household.tasks import Draft, HouseContext, TaskRejectedErro
 
 DEFAULTS: dict[str, Any] = {"houses": 10, "seen_houses": 6, "per_split_type": 40, "cell_m": 0.1}
 SLOT_TRIES = 60
+MAX_COUNTS = {"houses": 1000, "seen_houses": 999, "per_split_type": 10_000}
+"""Bounds of the generation sizes (100 times the defaults or more): a typo must not fill the memory."""
 
 
 class OraclePolicy:
@@ -64,6 +66,12 @@ def parse_config(config: dict[str, Any] | None) -> GenConfig:
         if key not in DEFAULTS:
             raise ConfigError(f"household has no generation setting {key!r}; settings: {', '.join(DEFAULTS)}")
         values[key] = value
+    for key in ("houses", "seen_houses", "per_split_type"):
+        value = values[key]
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_COUNTS[key]:
+            raise ConfigError(f"household setting {key} must be an integer from 0 to {MAX_COUNTS[key]}, got {value!r}")
+    if not isinstance(values["cell_m"], int | float) or isinstance(values["cell_m"], bool):
+        raise ConfigError(f"household setting cell_m must be a number (0.05 or 0.1), got {values['cell_m']!r}")
     cfg = GenConfig(
         int(values["houses"]), int(values["seen_houses"]), int(values["per_split_type"]), float(values["cell_m"])
     )

@@ -55,7 +55,7 @@ class TabletopSuite(SuiteBase):
     """RoboFollow's four scene families at levels L0-L3 on the MuJoCo tabletop simulator."""
 
     name = "tabletop"
-    version = "tabletop/robofollow-v1"
+    version = "tabletop/robofollow-v2"  # v2: issue 38 (completion, intent, disturbance)
     report_clusters = ("task",)
     run_options = TabletopRunOptions
     agent_kinds = ("planner", "controller")
@@ -195,8 +195,8 @@ class TabletopSuite(SuiteBase):
 
         measured = [row for row in rows if not row.group.startswith(CHANCE_PREFIX)]
         notes = (
-            "Wilson: for the 0/1 rates (intent_full, execution_full, complete), trials taken as independent: "
-            "optimistic, as the trials of one task are alike",
+            "Wilson: for the 0/1 rates (intent_full, execution_full, complete, complete_clean, disturbed), trials "
+            "taken as independent: optimistic, as the trials of one task are alike",
         )
         level = reference(self.name)  # the blind branch draw, not chance
         table = render_metric_table(

@@ -14,37 +14,37 @@ free play as in the simulator's `TabletopEnv`: reward 0, no task; the scene is a
 scene number, `{"scene": 2, "instruction": "put the red cube in the green bowl"}`, for that scene's default layout.
 
 With a task, every step scores the trajectory so far with the benchmark's stage scorer. `info` carries
-`intent`, `execution`, `complete` (RoboFollow's completion criterion on the current state), `settled`, the
-gated `stages` and the task's `task`, `level` and `scene`. Success (`is_success`, reward 1.0 on that step and
-0 otherwise, `terminated`) is completion *at rest*: the completion criteria are written for a final state,
-so a block carried over its target, or still held in the bowl, must not count. A placement is settled once
-the gripper is open and no object moves faster than 2 cm/s; a push once nothing moves; a pickup (holding the
-object up) at once. `truncated` is set at the task's horizon (180-300 control steps). A benchmark run instead
-always runs the full horizon and scores its end, so a policy that undoes its work is scored as it ends there.
+`intent`, `execution`, `complete`, `disturbance`, `settled` (every object at rest), the gated `stages` and
+the task's `task`, `level` and `scene`. Success (`is_success`, reward 1.0 on that step and 0 otherwise,
+`terminated`) is `complete`: the benchmark's own completion rule (`completion.py`, one implementation),
+judged at the current step: done and left done, i.e. released with the gripper open (a pickup: held up),
+every object at rest, the relation held with physical support, got there by the robot's action. A block
+carried over its target, or still held in the bowl, is not a success. `truncated` is set at the task's
+horizon (180-300 control steps). A benchmark run instead always runs the full horizon and scores its end,
+so a policy that undoes its work is scored as it ends there.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from numpy.typing import NDArray
 
 from heedful.errors import ConfigError
 from heedful.sims.tabletop.config import SimConfig
 from heedful.sims.tabletop.env import Obs, TabletopEnv
-from heedful.sims.tabletop.recorder import Trajectory, TrajectoryRecorder
+from heedful.sims.tabletop.recorder import TrajectoryRecorder
 from heedful.sims.tabletop.spec import SceneSpec
+from heedful.suites.tabletop.completion import at_rest
 from heedful.suites.tabletop.model import LEVELS, Layout, TabletopTask, TabletopTrial
 from heedful.suites.tabletop.perturb import trial_seed
 from heedful.suites.tabletop.registry import evaluation_task, evaluation_tasks, training_layouts
 from heedful.suites.tabletop.rollout import trial_layout
 from heedful.suites.tabletop.runtime import build_sim
 from heedful.suites.tabletop.scoring import TrialScore, score_trajectory
+from heedful.suites.tabletop.stages import Track
 
 TASK_OPTIONS = frozenset({"task", "trial"})
-SETTLED_SPEED = 0.02  # m/s: every object at rest (a placed block stops within a few steps)
-HOLDING_ACTIONS = frozenset({"pickup", "sequence_pickups"})  # completion is the object held up
 
 
 def scene_layout(scene: int) -> Layout:
@@ -153,8 +153,8 @@ class TabletopTaskEnv(TabletopEnv):
             return obs, reward, terminated, truncated, info
         trajectory = self.trajectory()
         self.score = score_trajectory(trajectory, self.task.grounded, self.layout, self.task.scene)
-        self.settled = _settled(trajectory, self.task.action)
-        success = self.score.complete and self.settled
+        self.settled = at_rest(Track(trajectory, self.layout), len(trajectory) - 1)[0]
+        success = self.score.complete
         truncated = self.sim.steps >= self.task.horizon and not success
         return obs, float(success), success, truncated, self._info()
 
@@ -169,20 +169,8 @@ class TabletopTaskEnv(TabletopEnv):
             execution=s.execution if s else 0.0,
             complete=bool(s and s.complete),
             settled=self.settled,
-            is_success=bool(s and s.complete and self.settled),
+            is_success=bool(s and s.complete),
+            disturbance=len(s.disturbed) if s else 0,
             stages=s.details()["stages"] if s else [],
         )
         return info
-
-
-def _settled(trajectory: Trajectory, action: str) -> bool:
-    """Whether the scene is at rest as a final state is: see the module docstring."""
-    if action in HOLDING_ACTIONS:
-        return True
-    if len(trajectory) < 2:
-        return False
-    if action != "push" and trajectory.gripper_command[-1] > 0:
-        return False  # still gripping: the placement is not done
-    step = float(trajectory.time[-1] - trajectory.time[-2]) or 1.0
-    moved = np.linalg.norm(trajectory.object_poses[-1, :, :3] - trajectory.object_poses[-2, :, :3], axis=1)
-    return bool(moved.size == 0 or float(moved.max()) / step < SETTLED_SPEED)
