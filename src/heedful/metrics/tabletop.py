@@ -94,13 +94,13 @@ LABELS = {
 }
 CHANCE_PREFIX = "chance "  # groups of the exact chance level (expected score of the blind branch draw)
 CHANCE_LABELS = {  # the blind branch draw's level (heedful.report.reference): a strong baseline, not chance
-    "intent": "blind-draw intent",
-    "execution": "blind-draw exec",
-    "intent_full": "blind-draw int-full",
-    "execution_full": "blind-draw exec-full",
-    "complete": "blind-draw complete",
-    "complete_clean": "blind-draw clean compl",
-    "disturbed": "blind-draw disturb",
+    "intent": "blind intent",
+    "execution": "blind execution",
+    "intent_full": "blind intent-full",
+    "execution_full": "blind exec-full",
+    "complete": "blind completion",
+    "complete_clean": "blind clean compl",
+    "disturbed": "blind disturbance",
 }
 SCENES = ("S1", "S2", "S3", "S4")
 MEAN = "mean over scenes"

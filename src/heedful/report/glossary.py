@@ -35,7 +35,7 @@ GENERAL: tuple[tuple[str, str], ...] = (
     ),
     (
         "blind draw",
-        "tabletop's reference level (the `blind draw` column and the `blind-draw` rows of Table 1): the exact "
+        "tabletop's reference level (the `blind draw` column and the `blind ...` rows of Table 1): the exact "
         "expected score of drawing a training branch without reading the instruction. A strong baseline, not "
         "chance: a random policy or a broken model scores far below it",
     ),

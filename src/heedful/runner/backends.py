@@ -341,6 +341,8 @@ def _init_worker(setup: dict[str, Any]) -> None:
         AGENTS.register(f"{spec.suite}/{spec.agent}", setup["agent_target"])
         suite = get_suite(spec.suite)
         check_requirements(spec.suite, suite.requirements(spec.options))  # imported here, where they are used
+        declared = capabilities(agent_class(spec.agent, spec.suite)).required(spec.agent_args)
+        check_requirements(f"{spec.suite} --agent {spec.agent}", declared)  # the agent's, likewise
         agent = make_agent(spec.agent, spec.agent_args, suite=spec.suite)
         if capabilities(agent).fittable:
             agent.fit([suite.parse_episode(text) for text in setup["train"]])
