@@ -13,7 +13,9 @@ the message; the run goes on, and `--resume` runs exactly those episodes again.
 Privileged data: heedful's own served agents (`heedful serve`) are protocol test peers that act from the
 episode's ground truth, and say so by listing `heedful/episode` under `heedful/needs` in their metadata.
 Only then (or with `episode_info="always"`) does a request carry the trial and its seed under
-`heedful/episode`; every record says whether it did (`agent_info.episode_info_sent`).
+`heedful/episode`; every record says whether it did (`agent_info.episode_info_sent`). Such an agent declares
+`privileged` (read once the server's metadata is in, which `describe()` fetches before the run starts), so the
+rollout hands it the trial, and the manifest and reports mark it as privileged.
 """
 
 from __future__ import annotations
@@ -27,10 +29,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from heedful.errors import AgentInterfaceError, AgentTimeoutError, ConfigError
+from heedful.extras import needs
 from heedful.redact import register_secret
 from heedful.remote.adapters import action_chunk, load_adapter
 from heedful.remote.link import PolicyLink
 from heedful.remote.wire import EPISODE_KEY, NEEDS_KEY, jsonable, metadata_summary
+from heedful.requirements import Requirement
 
 DEFAULT_PORT = 8000  # openpi's serve_policy.py default
 EPISODE_INFO = ("auto", "always", "never")
@@ -62,6 +66,12 @@ class RemoteAgent:
     """
 
     name = "remote"
+
+    @staticmethod
+    def requirements(agent_args: dict[str, Any]) -> tuple[Requirement, ...]:
+        """openpi-client and its transport."""
+        return needs("openpi_client", "websockets", "msgpack")
+
     # How long to wait may change on --resume; nothing that shapes results may: the server's address is part of the
     # run's identity, and its metadata digest is compared on resume (another policy never answers half a run).
     session_args = ("connect_timeout", "request_timeout", "connect_retries", "api_key_env")
@@ -106,15 +116,29 @@ class RemoteAgent:
         self._instruction = ""
         self._requests = 0
         self._sent_episode = False
+        self._asked_for_episode = False
         self._timings: dict[str, list[float]] = {}
         self._digest_of: dict[str, Any] | None = None
         self._digest = ""
 
     # --- the controller protocol ------------------------------------------------------------------------
 
-    def begin_trial(self, trial: Any, seed: int) -> None:
-        """Told by the tabletop rollout before each trial; forwarded only to servers that ask (see module)."""
-        self._episode = {"episode_id": trial.episode_id, "trial": trial.model_dump_json(), "seed": int(seed)}
+    @property
+    def privileged(self) -> bool:
+        """Whether requests carry the trial's ground truth: `episode_info="always"`, or a server that asked for it
+        (known once connected: `describe()` connects before a run starts; kept when the connection drops)."""
+        if self._wants_episode():
+            self._asked_for_episode = True
+        return self._asked_for_episode
+
+    def begin_trial(self, trial: Any | None, seed: int) -> None:
+        """Told by the tabletop rollout before each trial (the trial only when this agent is privileged);
+        forwarded only to servers that ask (see module)."""
+        self._episode = (
+            None
+            if trial is None
+            else {"episode_id": trial.episode_id, "trial": trial.model_dump_json(), "seed": int(seed)}
+        )
 
     def reset(self) -> None:
         """Start an episode: (re)connect if needed and clear the episode's counters."""

@@ -31,7 +31,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from heedful.errors import AgentInterfaceError, AgentTimeoutError, ConfigError
+from heedful.extras import needs
 from heedful.remote.agent import RemoteAgent
+from heedful.requirements import Requirement
 
 WAIT_S = 0.5
 """How often an episode waiting for a free server checks that some server is still in rotation."""
@@ -53,6 +55,12 @@ class RemotePoolAgent:
     """
 
     name = "remote-pool"
+
+    @staticmethod
+    def requirements(agent_args: dict[str, Any]) -> tuple[Requirement, ...]:
+        """openpi-client and its transport."""
+        return needs("openpi_client", "websockets", "msgpack")
+
     # not urls: see RemoteAgent; in_flight changes how many episodes run at once, not what they record
     session_args = ("in_flight", "connect_timeout", "request_timeout", "connect_retries", "api_key_env")
 
@@ -101,7 +109,12 @@ class RemotePoolAgent:
 
     # --- the controller protocol, routed to this episode's server --------------------------------------------
 
-    def begin_trial(self, trial: Any, seed: int) -> None:
+    @property
+    def privileged(self) -> bool:
+        """Whether any server gets the trial's ground truth (see `RemoteAgent.privileged`)."""
+        return any(member.privileged for member in self.members)
+
+    def begin_trial(self, trial: Any | None, seed: int) -> None:
         self._local.trial = (trial, seed)
         self._checkout().begin_trial(trial, seed)
 

@@ -18,6 +18,7 @@ MAIN_SCORES = ("spl", "execution", "score", "success")
 def run_summary(run_id: str, run_dir: Path, manifest: Any, records: list[Record]) -> dict[str, Any]:
     """A run's suite, agent and its arguments, records and status counts, and the suite's metric rows."""
     from heedful.api import report
+    from heedful.report.flags import run_flags
 
     rows, title = report(run_dir)
     spec = manifest.spec
@@ -28,6 +29,7 @@ def run_summary(run_id: str, run_dir: Path, manifest: Any, records: list[Record]
         "suite": spec.suite,
         "agent": spec.agent,
         "model": manifest.agent.get("model"),
+        "flags": run_flags(manifest),
         "agent_args": spec.agent_args,
         "options": spec.options,
         "seed": spec.seed,
