@@ -125,6 +125,10 @@ def test_a_run_made_before_the_declaration_was_recorded_is_marked_by_the_agent_c
     path = tmp_path / "old" / "manifest.json"
     stored = json.loads(path.read_text())
     del stored["privileged"]
+    # as a heedful-run/1 manifest (before the declaration was recorded), which carried no digest of itself
+    stored["schema_version"] = "heedful-run/1"
+    for field in ("manifest_digest", "records_digest", "session_args"):
+        stored.pop(field, None)
     path.write_text(json.dumps(stored))
     assert load_run(tmp_path / "old")[0].privileged is None
     assert PRIVILEGED_FLAG in describe_run(tmp_path / "old")

@@ -56,9 +56,30 @@ def load_or_generate(
     from heedful.dataset_cache import GENERATED, cached_dataset
 
     if dataset is not None:
+        check_dataset_suite(suite.name, Path(dataset))
         return list(suite.load_dataset(Path(dataset), verify=verify)), str(dataset)
     episodes, _ = cached_dataset(suite, seed, announce=progress)
     return episodes, f"{GENERATED}{seed}"
+
+
+def check_dataset_suite(suite: str, dataset: Path) -> None:
+    """Raise DatasetError when `dataset`'s summary (dataset.json) says it belongs to another suite.
+
+    A directory or file without a summary (episodes of one's own) is left to the suite's loader."""
+    import json
+
+    from heedful.suites.episode_files import SUMMARY_FILE
+
+    summary = dataset / SUMMARY_FILE if dataset.is_dir() else dataset.parent / SUMMARY_FILE
+    try:
+        other = json.loads(summary.read_text(encoding="utf-8")).get("suite")
+    except (OSError, ValueError, AttributeError):
+        return
+    if isinstance(other, str) and other != suite:
+        raise DatasetError(
+            f"{dataset} is a {other} dataset ({summary.name} says suite {other!r}), not a {suite} one: run it with "
+            f"`heedful run {other} --dataset {dataset}`, or give a {suite} dataset (heedful generate {suite} --out DIR)"
+        )
 
 
 def check_shard(shard: str | None) -> None:
@@ -111,18 +132,23 @@ def evaluate(
     dataset whose files no longer match their recorded content hash (a deliberate edit). `backend="ray"` runs on
     `workers` Ray actors (`address`, `resources`: see `heedful.runner.run`). `audit_stateless=K` replays K episodes
     on a fresh agent in another order afterwards and records in the manifest whether any answer changed."""
-    from heedful.agents.registry import agent_class
+    from heedful.agents.registry import agent_class, check_agent_args
     from heedful.requirements import check_requirements
     from heedful.runner import RunSpec, run
     from heedful.suites.registry import get_suite
 
     suite_obj = get_suite(suite)
     agent_cls = agent_class(agent, suite)  # fail on an unknown agent before generating anything
+    check_agent_args(agent, agent_cls, dict(agent_args or {}))  # and on its arguments' names and types
     options = dict(options or {})
     suite_obj.check_options(options)
-    check_requirements(suite, suite_obj.requirements(options))  # a missing simulator stops here, not per episode
+    declared = capabilities(agent_cls)
+    # a missing simulator, or a module the agent imports, stops here rather than crashing every episode
+    check_requirements(
+        f"{suite} --agent {agent}", (*suite_obj.requirements(options), *declared.required(agent_args or {}))
+    )
     options = suite_obj.prepare_options(options, dataset)  # decisions: where the dataset's images are
-    kind = capabilities(agent_cls).kind
+    kind = declared.kind
     if kind not in suite_obj.agent_kinds:
         raise ConfigError(
             f"agent {agent} is a {kind} agent; {suite} runs {' or '.join(suite_obj.agent_kinds)} agents "

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from heedful.cli.command_table import command_help
-from heedful.cli.common import LazyProgress, suite_arg
+from heedful.cli.common import LazyProgress, add_max_errors, suite_arg
 from heedful.cli.llm_args import add_llm_args, llm_agent_args
 from heedful.cli.parser import CliUsageError, Parser, key_values
 from heedful.cli.remote_args import add_remote_args, pooled_agent, remote_agent_args
@@ -241,6 +241,7 @@ def add_run_arguments(p: Any) -> None:
         "the manifest and every report when an answer changes: the agent keeps state between episodes",
     )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    add_max_errors(p)
     add_llm_args(p)
     add_remote_args(p)
 
@@ -264,8 +265,11 @@ def _agent_tag(agent_args: dict[str, Any]) -> str:
 def cmd_run(args: argparse.Namespace) -> int:
     from heedful.agents.registry import agent_class
     from heedful.api import evaluate
-    from heedful.errors import BudgetExceededError
+    from heedful.errors import BudgetExceededError, RunAbortedError
+    from heedful.outcome import EXIT_ABORTED, EXIT_BUDGET, parse_max_errors
+    from heedful.runner.verdict import run_verdict
 
+    max_errors = parse_max_errors(args.max_errors)
     given = suite_options(args, args.run_options, Path("."))
     agent_args = key_values(args.agent_arg, "--agent-arg")
     args.agent = pooled_agent(args, args.agent)
@@ -299,7 +303,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     except BudgetExceededError as exc:
         print(f"heedful: run {out} stopped: {exc}", file=sys.stderr)
         print(f"heedful: rerun the same command with --resume --out {out} and a larger budget", file=sys.stderr)
-        return 3
+        return EXIT_BUDGET
+    except RunAbortedError as exc:
+        print(f"heedful: run {out} stopped: {exc}", file=sys.stderr)
+        print(f"heedful: fix the cause, then rerun the same command with --resume --out {out}", file=sys.stderr)
+        return EXIT_ABORTED
     counts = ", ".join(f"{k} {v}" for k, v in sorted(result.counts.items()))
     print(f"run {out}: {counts}")
     audit = result.manifest.stateless_audit
@@ -308,4 +316,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         for example in audit.examples:
             print(f"  {example}")
     print(f"report: heedful report {out}")
-    return 0
+    found = run_verdict(out, result.manifest, max_errors)
+    if found.code:
+        print(f"heedful: {found.line}", file=sys.stderr)
+    return found.code

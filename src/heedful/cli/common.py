@@ -37,6 +37,16 @@ class LazyProgress:
             self.bar.close()
 
 
+def add_max_errors(p: Any) -> None:
+    """`--max-errors N|P%`: how many unscored episodes still exit 0 (docs/exit-codes.md)."""
+    p.add_argument(
+        "--max-errors",
+        metavar="N|P%",
+        help="exit 0 even with up to N (or P%% of the planned) episodes crashed, timed out or with an interface "
+        "error (default 0: any unscored episode exits 4; see docs/exit-codes.md)",
+    )
+
+
 RERUN_AGENT_HELP = (
     "a MODULE:CLASS agent that a tabletop video may import and run to re-run a trial of a run whose manifest names "
     "it (repeatable); without it only registered agents are re-run: a run directory is data, and heedful never "

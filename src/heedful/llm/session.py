@@ -43,6 +43,7 @@ SESSION_ARGS = frozenset(
         "max_requests",
         "price_table",
         "api_key_env",
+        "threads",  # its default follows the machine's load, so a resume may change it (the manifest says which)
     }
 )
 """Arguments that change how a session runs, not what is evaluated: a resume may change them."""
@@ -296,9 +297,13 @@ def check_session_kwargs(agent: str, kwargs: Mapping[str, Any], own: Sequence[st
     Raises:
         ConfigError: naming the unknown argument, the nearest known one and the whole list.
     """
+    from heedful.agents.registry import check_agent_args
+
     known = set(inspect.signature(LLMSession).parameters) | set(own)
     for key in kwargs:
         if key not in known:
             raise ConfigError(
                 f"agent {agent!r} has no argument {key!r}{suggest(key, known)}; it takes: {', '.join(sorted(known))}"
             )
+    # the session's own type hints check the values (`--agent-arg temperature=[1]` is not a number)
+    check_agent_args(agent, LLMSession, {k: v for k, v in kwargs.items() if k not in own})

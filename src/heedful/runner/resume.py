@@ -53,6 +53,16 @@ def open_manifest(
     return manifest
 
 
+def _verify_stored_records(run_dir: Path, stored: RunManifest) -> None:
+    """A resume never extends a run whose records were edited after they were written."""
+    from heedful.runner.store import RunStore
+
+    if stored_records(run_dir):
+        with RunStore(run_dir) as store:
+            store.check_producer(stored.run_identity)
+            store.verify(stored)
+
+
 def _without_session_args(spec: RunSpec, session_args: frozenset[str]) -> RunSpec:
     kept = {key: value for key, value in spec.agent_args.items() if key not in session_args}
     return spec.model_copy(update={"agent_args": kept})
@@ -109,9 +119,11 @@ def _resumed_manifest(
             f"cannot resume {run_dir} with limit {spec.limit}: it already covers limit {stored.spec.limit}; "
             "a resume may keep or raise the limit"
         )
+    _verify_stored_records(run_dir, stored)
     manifest = stored.model_copy(
         update={
             "run_identity": stored.run_identity or run_identity(stored.spec, session_args),
+            "session_args": sorted(session_args),
             "spec": spec,
             "state": "running",
             "stop_reason": None,

@@ -5,6 +5,7 @@ as one folder."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shutil
 from collections.abc import Collection, Sequence
@@ -192,4 +193,9 @@ def _video_of(entry: dict[str, Any]) -> str | None:
 
 
 def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "episode"
+    """A file name for `name`: itself when it is one, else its sanitized form and a hash of the original, so that two
+    ids that sanitize alike ("a/b" and "a_b") never share a file."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "episode"
+    if safe == name:
+        return safe
+    return f"{safe[:80]}-{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:10]}"
