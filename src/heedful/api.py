@@ -159,6 +159,8 @@ def evaluate(
     check_agent_inputs(agent_cls, agent, dict(agent_args or {}), suite_obj.required_inputs(options))
     if limit is not None and limit < 1:
         raise ConfigError(f"--limit must be at least 1, got {limit}")
+    if audit_stateless < 0:  # before the dataset is loaded (run() checks it again)
+        raise ConfigError(f"--audit-stateless takes a number of episodes (0 or more), got {audit_stateless}")
     if order not in ("stratified", "file"):
         raise ConfigError(f"--order must be stratified or file, got {order!r}")
     check_shard(shard)
