@@ -99,6 +99,20 @@ def test_decisions_records_are_the_same_on_ray_as_serial_and_in_the_pool(cluster
     assert len(serial) >= 24 and bodies(tmp_path / "pool") == serial and bodies(tmp_path / "ray") == serial
 
 
+def test_own_class_from_the_start_directory_runs_on_ray_actors(
+    cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the actors were started without this directory on any path: the run must tell them where the module is
+    (tmp_path / "h45_ray_user.py").write_text(
+        "from heedful.agents.decisions import RandomValidAgent\n\n\nclass Mine(RandomValidAgent):\n    pass\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    common = ["run", "decisions", "--limit", "6", "--seed", "3", "--no-progress"]
+    assert main([*common, "--agent", "random-valid", "--out", "serial"]) == 0
+    assert main([*common, "--agent", "h45_ray_user:Mine", "--out", "ray", "--workers", "2", "--backend", "ray"]) == 0
+    assert bodies(tmp_path / "ray") == bodies(tmp_path / "serial")
+
+
 @pytest.mark.usefixtures("killer")
 def test_a_worker_killed_mid_chunk_costs_only_its_chunk(cluster: Any, tmp_path: Path) -> None:
     episodes = make_episodes(40)

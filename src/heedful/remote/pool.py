@@ -30,7 +30,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from heedful.errors import AgentInterfaceError, AgentTimeoutError, ConfigError
+from heedful.extras import needs
 from heedful.remote.agent import RemoteAgent
+from heedful.requirements import Requirement
 
 WAIT_S = 0.5
 """How often an episode waiting for a free server checks that some server is still in rotation."""
@@ -50,6 +52,12 @@ class RemotePoolAgent:
     """
 
     name = "remote-pool"
+
+    @staticmethod
+    def requirements(agent_args: dict[str, Any]) -> tuple[Requirement, ...]:
+        """openpi-client and its transport."""
+        return needs("openpi_client", "websockets", "msgpack")
+
     session_args = ("connect_timeout", "request_timeout", "connect_retries", "api_key_env")  # not urls: see RemoteAgent
 
     def __init__(
