@@ -28,6 +28,7 @@ from heedful.suites.tabletop.demo_file import (
     require_h5py,
     write_demo,
 )
+from heedful.suites.tabletop.completion import REST_ROWS
 from heedful.suites.tabletop.expert import program
 from heedful.suites.tabletop.model import TrainingTask
 from heedful.suites.tabletop.perturb import perturb
@@ -54,6 +55,10 @@ class DemoSettings:
         return {"format": DEMO_FORMAT, **self.__dict__}
 
 
+SETTLE_STEPS = 2 * REST_ROWS
+"""Control steps the demo holds still after the expert's program, as an evaluated trial idles to its horizon."""
+
+
 def record_demo(task: TrainingTask, settings: DemoSettings, index: int) -> tuple[Demo, int]:
     """Run the expert for demo `index` of `task`; returns the demo and how many attempts were rejected.
 
@@ -71,6 +76,8 @@ def record_demo(task: TrainingTask, settings: DemoSettings, index: int) -> tuple
         try:
             for call in program(task.grounded, layout):
                 execute(call, rt.skills)
+            for _ in range(SETTLE_STEPS):  # Completion asks for a scene at rest at the end (completion.at_rest)
+                rt.step(rt.hold_action())
             traj = rt.trajectory()
             score = score_trajectory(traj, task.grounded, layout, task.scene)
             if score.intent >= 1.0 and score.execution >= 1.0 and score.complete and len(traj) > 1:
