@@ -58,7 +58,7 @@ def test_an_agents_missing_module_stops_the_run_before_anything_is_written(
     out = tmp_path / "run"
     assert main(["run", *args, "--limit", "1", "--out", str(out)]) == 2
     err = capsys.readouterr().err
-    assert f"heedful run {args[0]} --agent {args[2]} needs {hidden} (" in err and "pip install" in err
+    assert f"heedful run {args[0]} --agent {args[2]} needs " in err and f" {hidden} (" in err and "pip install" in err
     # one error line (a library imported by the check may warn on stderr before it, as transformers does without torch)
     assert "Traceback" not in err and err.strip().splitlines()[-1].startswith("heedful: error: heedful run")
     assert not out.exists()
