@@ -13,7 +13,8 @@ a controller's images are rendered at, when not the suite's own), `object_state`
 object's pose and attributes, as LIBERO's `obs/object`). Declared methods: `requirements(agent_args)` (the
 optional modules it imports, heedful.extras; checked before a run writes anything), `fit`
 (trains on the suite's training episodes), `check_training`, `cannot_read`, `charge_previous_usage`,
-`begin_trial` / `trial_report` (controllers), `describe`, `close`, `server_counts` (a pool of servers: each one's
+`begin_trial` / `trial_report` / `predict_batch` (controllers; `predict_batch` answers many observations in one
+call, see `heedful.runner.lockstep`), `describe`, `close`, `server_counts` (a pool of servers: each one's
 answered / failed / out-of-rotation counts, for the manifest). The kind comes from the answering method:
 `predict` (a controller, closed loop over actions), `act` (a planner, one call at a time) or `decide` (one
 decision).
@@ -64,6 +65,7 @@ class Capabilities:
     charge_previous_usage: Callable[[dict[str, int]], None] | None
     begin_trial: Callable[[Any, int], None] | None
     trial_report: Callable[[], tuple[dict[str, Any], dict[str, float]]] | None
+    predict_batch: Callable[[Sequence[dict[str, Any]]], Sequence[Any]] | None
     describe: Callable[[], dict[str, Any]] | None
     close: Callable[[], None] | None
     server_counts: Callable[[], dict[str, dict[str, Any]]] | None = None
@@ -122,6 +124,7 @@ def capabilities(agent: Any) -> Capabilities:
         charge_previous_usage=_method(agent, "charge_previous_usage"),
         begin_trial=_method(agent, "begin_trial"),
         trial_report=_method(agent, "trial_report"),
+        predict_batch=_method(agent, "predict_batch"),
         describe=_method(agent, "describe"),
         close=_method(agent, "close"),
         server_counts=_method(agent, "server_counts"),

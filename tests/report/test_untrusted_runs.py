@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -63,9 +64,10 @@ def test_a_module_class_agent_is_re_run_only_when_the_user_names_it(
     (tmp_path / "trusted_policy.py").write_text("from heedful.agents.tabletop import OracleAgent\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)  # MODULE:CLASS imports from the current directory first
     run = _with_agent(site_runs["tt_oracle"], tmp_path / "mine", "trusted_policy:OracleAgent", {})
+    with pytest.raises(TrialVideoError, match="record with --video to keep a video"):
+        assert TrialVideos(run).agent_class is None  # not named by the user: never imported
+    assert "trusted_policy" not in sys.modules
     args = ["view", str(run), "--out", str(tmp_path / "site"), "--episodes", "1", "--no-progress"]
-    assert main(args) == 0
-    assert _site_entries(tmp_path / "site")[0]["media"]["kind"] == "note"  # type: ignore[index]
     assert main([*args, "--rerun-agent", "trusted_policy:OracleAgent"]) == 0
     assert "module 'trusted_policy' is imported" in capsys.readouterr().err
     assert _site_entries(tmp_path / "site")[0]["media"]["kind"] == "video"  # type: ignore[index]

@@ -224,6 +224,32 @@ def test_tabletop_records_are_the_same_on_ray_as_serially(cluster: Any, tmp_path
     assert len(serial) == 4 and bodies(tmp_path / "ray") == serial
 
 
+def test_tabletop_records_in_lockstep_on_ray_are_the_unbatched_runs(
+    cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("mujoco")
+    from heedful.api import evaluate
+
+    monkeypatch.setitem(AGENTS._targets, "tabletop/stepwise", "lockstep_controllers:StepwisePolicy")
+    common: dict[str, Any] = {
+        "suite": "tabletop",
+        "agent": "stepwise",
+        "agent_args": {"crash": True},
+        "limit": 3,
+        "order": "file",
+        "options": {"trials": 1, "level": ["L0"]},
+        "progress": False,
+    }
+    evaluate(out=tmp_path / "serial", **common)
+    evaluate(out=tmp_path / "ray", batch=3, backend="ray", **common)
+    serial = bodies(tmp_path / "serial")
+    assert len(serial) == 3 and bodies(tmp_path / "ray") == serial
+    assert (
+        '"crashed"' in serial[0]
+        and max(r.timing.get("predict_batch_mean", 0) for r in load_run(tmp_path / "ray")[1]) > 1
+    )
+
+
 def test_household_records_are_the_same_on_ray_as_serially(cluster: Any, tmp_path: Path) -> None:
     from heedful.runner import RunSpec
     from heedful.suites.household.suite import HouseholdSuite

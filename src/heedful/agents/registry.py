@@ -36,6 +36,7 @@ AGENTS: Registry[Any] = Registry(
         "household/oracle": "heedful.agents.household:OracleAgent",
         "household/commonsense": "heedful.agents.household:CommonsenseAgent",
         "household/situated": "heedful.agents.household:SituatedAgent",
+        "household/sweep": "heedful.agents.household_sweep:SweepAgent",
         "household/reasoner": "heedful.agents.household_reasoner:ReasonerAgent",
         "household/prompter": "heedful.agents.household_prompter:PrompterAgent",
         "decisions/llm": "heedful.agents.llm:LLMDecisionAgent",

@@ -16,8 +16,8 @@ FLAGS = (
         "--base-url",
         "base_url",
         "API root of an OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1; repeat it for a pool of servers "
-        "serving the same model (requests spread over them, a failing one leaves rotation; raise --concurrency to "
-        "keep them all busy)",
+        "serving the same model (requests spread over them, a failing one cools down and returns; raise "
+        "--concurrency to keep them all busy)",
         str,
         "URL",
         many=True,

@@ -45,6 +45,13 @@ def add_serve(sub: Any, formatter: Any) -> None:
     p.add_argument("--port", type=int, default=8000, help="TCP port (0: a free one, printed at start)")
     p.add_argument("--chunk", type=int, default=10, help="actions per reply of a planner (a controller: its own)")
     p.add_argument("--dataset", type=Path, help="dataset whose L0 tasks blind fits on (else the built-in tasks)")
+    p.add_argument(
+        "--max-batch",
+        type=int,
+        default=1,
+        help="answer up to N clients' requests with one batched call (heedful.remote.batching; 1: each alone)",
+    )
+    p.add_argument("--max-wait-ms", type=float, default=5.0, help="with --max-batch: longest wait for a batch to fill")
     p.add_argument("--max-frame-mb", type=float, default=64.0, help="largest request frame accepted, in MiB")
     p.add_argument("--idle-timeout", type=float, default=300.0, help="seconds a silent connection stays open")
     p.add_argument("--max-connections", type=int, default=64, help="open connections at most (more get HTTP 503)")
@@ -74,6 +81,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         policy = ControllerPolicy(make_agent(args.agent, agent_args, suite="tabletop"), args.agent)
     else:
         policy = MirrorPolicy(args.agent, chunk=args.chunk, agent_args=agent_args, train=train)
+    served: Any = policy
+    if args.max_batch > 1:
+        from heedful.remote.batching import BatchingPolicy
+
+        served = BatchingPolicy(policy, max_batch=args.max_batch, max_wait_ms=args.max_wait_ms)
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
@@ -82,7 +94,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             "idle_timeout_s": args.idle_timeout,
             "max_connections": args.max_connections,
         }
-        with PolicyServer(policy, host=args.host, port=args.port, **bounds) as server:
+        with PolicyServer(served, host=args.host, port=args.port, **bounds) as server:
             print(
                 f"serving tabletop/{args.agent} on {server.url} (openpi websocket protocol; Ctrl-C stops)", flush=True
             )

@@ -22,6 +22,7 @@ from heedful.records import Record, Status
 from heedful.runner.backends import Work, execute
 from heedful.runner.commits import BatchedWriter, CommitPolicy
 from heedful.runner.lock import RunLock
+from heedful.runner.lockstep import check_batchable
 from heedful.runner.manifest import (
     MANIFEST_NAME,
     RunManifest,
@@ -53,6 +54,8 @@ class _Session:
     ray: RayOptions | None
     chosen: tuple[int, ...]
     """Dataset positions the run covers (`selected_positions`, computed once)."""
+    batch: int
+    """Episodes of one worker stepping in lockstep on one batched policy call (1: unbatched)."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,7 @@ def run(
     address: str | None = None,
     resources: str | Mapping[str, Any] | None = None,
     audit_stateless: int = 0,
+    batch: int = 1,
 ) -> RunResult:
     """Run `spec.agent` on `episodes` (or the `spec.limit` of them that `spec.order` selects, see
     `heedful.sampling`) and store every record in `run_dir`.
@@ -117,6 +121,8 @@ def run(
         resources: What each Ray worker reserves, as JSON text or a mapping (`{"CPU": 1, "GPU": 0.25}`).
         audit_stateless: After the run, replay this many of its episodes on a fresh agent in another order, in this
             process, and record in the manifest whether any answer changed (heedful.runner.stateless); 0: no audit.
+        batch: Episodes each worker steps in lockstep, answered by one `predict_batch` call per step (a controller
+            that declares it; see `heedful.runner.lockstep`). The records are those of an unbatched run.
 
     Returns:
         The run's directory, final manifest, counts per status, and the number of episodes run now.
@@ -149,6 +155,7 @@ def run(
         agent = make_agent(spec.agent, spec.agent_args, suite=spec.suite)
         try:
             declared = capabilities(agent)
+            check_batchable(agent, batch)
             if (workers > 1 or ray is not None) and declared.has_budget:
                 raise ConfigError(
                     "a budget (--max-cost / --max-requests) is enforced in one process: run with --workers 1 and "
@@ -166,7 +173,7 @@ def run(
                 update = {"planned": planned, "available": len(episodes), "backend": where, "privileged": privileged}
                 manifest = manifest.model_copy(update=update)
                 write_manifest(run_dir, manifest)  # a killed run still says how much it set out to do
-                session = _Session(workers, progress, retry_failed, commit or CommitPolicy(), ray, chosen)
+                session = _Session(workers, progress, retry_failed, commit or CommitPolicy(), ray, chosen, batch)
                 result = _run_session(spec, suite, agent, episodes, train, run_dir, manifest, session)
                 if audit_stateless:
                     result = _audit_stateless(spec, suite, episodes, train, result, audit_stateless)
@@ -196,7 +203,7 @@ def _run_session(
             todo = run_order(todo, spec.seed) if suite.run_order == "shuffled" else todo
             _charge_previous_usage(agent, store)
             fit_on = _training(suite, agent, episodes if train is None else train)
-            work = Work(spec, suite, agent, fit_on, todo)
+            work = Work(spec, suite, agent, fit_on, todo, session.batch)
             writer = BatchedWriter(store, manifest.run_identity, session.commit)
             newly_run = _execute(work, session.workers, writer, session.progress, generated, session.ray)
         except BudgetExceededError as exc:
