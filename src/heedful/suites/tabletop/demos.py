@@ -19,6 +19,7 @@ import numpy as np
 from heedful.errors import ConfigError, GenerationError
 from heedful.seeding import derive_seed
 from heedful.sims.tabletop.config import RenderConfig
+from heedful.suites.tabletop.completion import REST_ROWS
 from heedful.suites.tabletop.demo_file import (
     DEMO_FORMAT,
     Demo,
@@ -28,7 +29,6 @@ from heedful.suites.tabletop.demo_file import (
     require_h5py,
     write_demo,
 )
-from heedful.suites.tabletop.completion import REST_ROWS
 from heedful.suites.tabletop.expert import program
 from heedful.suites.tabletop.model import TrainingTask
 from heedful.suites.tabletop.perturb import perturb
