@@ -36,6 +36,7 @@ QUICK: dict[str, list[str]] = {
     "household/oracle": ["household", "--agent", "oracle", "--split", "val_unseen", "--workers", "2"],
     "household/commonsense": ["household", "--agent", "commonsense", "--split", "val_unseen", "--workers", "2"],
     "household/situated": ["household", "--agent", "situated", "--split", "val_unseen", "--workers", "2"],
+    "household/sweep": ["household", "--agent", "sweep", "--split", "val_unseen", "--workers", "2"],
     "tabletop/oracle": ["tabletop", "--agent", "oracle", "--level", "L1", "--scene", "2", "--trials", "1"],
     "tabletop/noop": ["tabletop", "--agent", "noop", "--level", "L0", "--scene", "1", "--trials", "1"],
 }
@@ -120,6 +121,11 @@ def main(argv: list[str] | None = None) -> int:
     mode.add_argument("--check", type=Path, metavar="FILE", help="compare against digests stored in FILE")
     parser.add_argument("--quick", action="store_true", help="the small cells only")
     parser.add_argument(
+        "--only",
+        metavar="PREFIX",
+        help="only the cells whose name starts with PREFIX (e.g. tabletop/); --write then keeps FILE's other cells",
+    )
+    parser.add_argument(
         "--ignore",
         action="append",
         default=[],
@@ -129,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     cells = QUICK if args.quick else FULL
+    if args.only:
+        cells = {name: argv_ for name, argv_ in cells.items() if name.startswith(args.only)}
     if args.check is not None:
         before = json.loads(args.check.read_text(encoding="utf-8"))
         cells = {name: argv_ for name, argv_ in cells.items() if name in before}
@@ -137,6 +145,8 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(diff) if diff else f"all {len(cells)} cells byte-identical")
         return 1 if diff else 0
     digests = all_digests(cells, args.ignore)
+    if args.only and args.write.exists():  # a suite's cells rewritten, the others kept as they were
+        digests = {**json.loads(args.write.read_text(encoding="utf-8")), **digests}
     args.write.write_text(json.dumps(digests, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(f"wrote {sum(map(len, digests.values()))} record digests of {len(digests)} cells to {args.write}")
     return 0

@@ -67,6 +67,18 @@ SPEC = MetricSpec(
             unit="task",
             value=_score("complete"),
         ),
+        RecordMetric(
+            name="complete_clean",
+            description="share of trials that completed the task and disturbed no other object (issue 38)",
+            unit="task",
+            value=_score("complete_clean"),
+        ),
+        RecordMetric(
+            name="disturbed",
+            description="share of trials that moved, dropped or toppled an object the task does not name",
+            unit="task",
+            value=_score("disturbed"),
+        ),
     )
 )
 """The tabletop metrics: each a task-macro mean of one number per trial. Add a metric here."""
@@ -77,14 +89,18 @@ LABELS = {
     "intent_full": "intent-full rate",
     "execution_full": "execution-full rate",
     "complete": "completion rate",
+    "complete_clean": "clean completion rate",
+    "disturbed": "disturbance rate",
 }
 CHANCE_PREFIX = "chance "  # groups of the exact chance level (expected score of the blind branch draw)
-CHANCE_LABELS = {
-    "intent": "chance intent",
-    "execution": "chance execution",
-    "intent_full": "chance intent-full",
-    "execution_full": "chance exec-full",
-    "complete": "chance completion",
+CHANCE_LABELS = {  # the blind branch draw's level (heedful.report.reference): a strong baseline, not chance
+    "intent": "blind intent",
+    "execution": "blind execution",
+    "intent_full": "blind intent-full",
+    "execution_full": "blind exec-full",
+    "complete": "blind completion",
+    "complete_clean": "blind clean compl",
+    "disturbed": "blind disturbance",
 }
 SCENES = ("S1", "S2", "S3", "S4")
 MEAN = "mean over scenes"
@@ -129,7 +145,7 @@ def tabletop_metrics(
     return rows
 
 
-BINARY = ("intent_full", "execution_full", "complete")
+BINARY = ("intent_full", "execution_full", "complete", "complete_clean", "disturbed")
 """The 0/1 per-trial rates: their rows get a Wilson interval over trials."""
 
 

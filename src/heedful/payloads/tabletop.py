@@ -54,6 +54,9 @@ class TrialPayload(BaseModel):
     failed_stage: str | None
     failed_on: FailedOn | None
     completion: str
+    disturbed: list[str] = []
+    """Objects the task does not name that the trial moved, dropped or toppled (issue 38)."""
+    disturbance: str = ""
     acting_steps: StrictInt
     steps: StrictInt
     layout: list[tuple[str, float, float]]

@@ -28,11 +28,16 @@ class Script:
         self.tcp = np.array(HOME_POS, dtype=float)
         self.grip = -1.0
         self.held: str | None = None
+        self.pushing: str | None = None
         self.rows: list[tuple[np.ndarray, float, dict[str, np.ndarray], dict[str, float]]] = []
+        self.contacts: list[tuple[int, tuple[bool, ...]]] = []
         self._row()
 
     def _row(self) -> None:
         self.rows.append((self.tcp.copy(), self.grip, {k: v.copy() for k, v in self.pos.items()}, dict(self.yaw)))
+        held = self.names.index(self.held) if self.held else -1
+        touching = {self.held, self.pushing} - {None}
+        self.contacts.append((held, tuple(n in touching for n in self.names)))
 
     def hold(self, n: int = 5) -> Script:
         for _ in range(n):
@@ -71,10 +76,12 @@ class Script:
     def slide(self, name: str, dx: float, dy: float, n: int = 8) -> Script:
         """Push: the tool and the object move together by (dx, dy)."""
         start_t, start_o = self.tcp.copy(), self.pos[name].copy()
+        self.pushing = name
         for i in range(1, n + 1):
             step = np.array([dx, dy, 0.0]) * i / n
             self.tcp, self.pos[name] = start_t + step, start_o + step
             self._row()
+        self.pushing = None
         return self
 
     def turn(self, name: str, yaw_deg: float) -> Script:
@@ -107,6 +114,8 @@ class Script:
             events=events,
             object_poses=poses,
             actions=np.zeros((t - 1, 7)),
+            held=np.array([c[0] for c in self.contacts], dtype=np.int16),
+            touched=np.array([c[1] for c in self.contacts], dtype=bool).reshape(t, len(self.names)),
         )
 
 

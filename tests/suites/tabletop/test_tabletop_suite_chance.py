@@ -19,8 +19,10 @@ def test_blind_branches_are_the_distinct_training_branches() -> None:
 def test_chance_of_a_four_branch_configuration() -> None:
     runs = BranchRuns(SPHERES)
     pickup = next(t for t in SPHERES if t.action == "pickup" and t.grounded.source == "blue_ball")
-    # One branch of four picks the blue ball; the other three pick something else: 1/4 everywhere.
-    assert task_chance(pickup, runs) == dict.fromkeys(task_chance(pickup, runs), 0.25)
+    # One branch of four picks the blue ball; the other three pick something else: 1/4 everywhere, and
+    # those three carry off an object the task does not name (disturbed, issue 38).
+    got = task_chance(pickup, runs)
+    assert got == {**dict.fromkeys(got, 0.25), "disturbed": 0.75}
     # "The object that is not a ball, then the red ball": its own branch scores 1; "pick up the purple
     # cylinder" earns its source stage (0.4 intent and execution) but never lets go for the red ball.
     sequence = next(t for t in SPHERES if t.action == "sequence_pickups")

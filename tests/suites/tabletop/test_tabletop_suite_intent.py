@@ -3,6 +3,7 @@ routes around the end and through gaps. Right scores follow from the rules in th
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from tabletop_traj import Script, pick
 
@@ -59,7 +60,13 @@ def test_a_drop_halfway_differs_from_a_wrong_target() -> None:
     cube, bowl = s.pos["red_cube"].copy(), s.pos["green_bowl"]
     s.move((cube[0] + bowl[0]) / 2, (cube[1] + bowl[1]) / 2, 0.15).open()
     s.drop("red_cube", cube[2] - 0.10).home()  # fell 8 cm onto the table, halfway there
-    assert score("s2_t12_place_bowl", s) == approx(1.0, 0.4, False)
+    # A drop far from the goal is not heading for it (issue 38; was 1.0 / 0.4 under the heading rule).
+    assert float(np.linalg.norm(cube[:2] - bowl[:2])) / 2 > 0.10
+    assert score("s2_t12_place_bowl", s) == approx(0.4, 0.4, False)
+    near = pick(start("s2_t12_place_bowl"), "red_cube")
+    near.move(bowl[0] + 0.06, bowl[1], 0.15).open()
+    near.drop("red_cube", cube[2] - 0.10).home()  # dropped 6 cm beside the bowl: headed for it, missed
+    assert score("s2_t12_place_bowl", near) == approx(1.0, 0.4, False)
     wrong = _to_bowl("yellow_bowl", 0.026).open().home()
     assert score("s2_t12_place_bowl", wrong) == approx(0.4, 0.4, False)
     right = _to_bowl("green_bowl", 0.026).open().home()

@@ -164,6 +164,6 @@ def test_route_over_the_allowed_bar_and_final_orientation() -> None:
 def test_no_grasp_at_all_scores_zero_with_a_reason() -> None:
     result = score("s2_t04_stack", script("s2_t04_stack").hold(20).home())
     assert (result.intent, result.execution, result.complete) == (0.0, 0.0, False)
-    assert "never closed" in result.stages[0].detail
+    assert "never went down" in result.stages[0].detail
     assert result.details()["failed_stage"] == "source"
     assert result.scores()["source_intent"] == 0.0

@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 from heedful.errors import DatasetError
 from heedful.sims.tabletop.sim import TabletopSim
 
-TRAJECTORY_SCHEMA_VERSION = "heedful-tabletop-trajectory/1"
+TRAJECTORY_SCHEMA_VERSION = "heedful-tabletop-trajectory/2"  # /2: held and touched added
 CLOSE_EVENT = 1
 OPEN_EVENT = -1
 
@@ -38,6 +38,8 @@ class Trajectory:
     events: NDArray[np.int8]  # (T,) +1 where the command turned to close, -1 where it turned to open, else 0
     object_poses: F64  # (T, N, 7) x, y, z, qw, qx, qy, qz
     actions: F64  # (T - 1, 7)
+    held: NDArray[np.int16]  # (T,) index of the object both fingers touch, -1 when none
+    touched: NDArray[np.bool_]  # (T, N) whether any gripper body (fingers, palm) touches each object
     frames: Mapping[str, NDArray[np.uint8]] = field(default_factory=dict)  # camera -> (T, H, W, 3)
 
     def __len__(self) -> int:
@@ -65,6 +67,8 @@ class Trajectory:
             "events": self.events,
             "object_poses": self.object_poses,
             "actions": self.actions,
+            "held": self.held,
+            "touched": self.touched,
         }
         for cam, frames in self.frames.items():
             out[f"frames_{cam}"] = frames
@@ -99,6 +103,8 @@ class Trajectory:
                 events=np.asarray(data["events"]),
                 object_poses=np.asarray(data["object_poses"]),
                 actions=np.asarray(data["actions"]),
+                held=np.asarray(data["held"]),
+                touched=np.asarray(data["touched"]),
                 frames=frames,
             )
 
@@ -121,7 +127,7 @@ class TrajectoryRecorder:
 
     def reset(self) -> None:
         """Forget everything and record the current state as row 0."""
-        self._rows = {k: [] for k in ("time", "tcp_pos", "tcp_quat", "opening", "command", "poses")}
+        self._rows = {k: [] for k in ("time", "tcp_pos", "tcp_quat", "opening", "command", "poses", "held", "touched")}
         self._actions = []
         self._frames = {cam: [] for cam in self.cameras}
         self._append(None)
@@ -143,6 +149,9 @@ class TrajectoryRecorder:
         rows["opening"].append(sim.gripper_opening())
         rows["command"].append(sim.gripper_command)
         rows["poses"].append(sim.object_poses())
+        held, touched = sim.gripper_contacts()
+        rows["held"].append(held)
+        rows["touched"].append(touched)
         for cam in self.cameras:
             frame = images.get(cam) if images is not None else None
             self._frames[cam].append(np.array(frame if frame is not None else sim.render(cam), dtype=np.uint8))
@@ -166,5 +175,7 @@ class TrajectoryRecorder:
             events=events,
             object_poses=np.array(rows["poses"], dtype=np.float64).reshape(-1, n, 7),
             actions=np.array(self._actions, dtype=np.float64).reshape(-1, 7),
+            held=np.array(rows["held"], dtype=np.int16),
+            touched=np.array(rows["touched"], dtype=bool).reshape(-1, n),
             frames={cam: np.stack(f) for cam, f in self._frames.items() if f},
         )

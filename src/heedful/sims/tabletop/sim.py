@@ -88,6 +88,7 @@ class TabletopSim:
         self._finger_qadr = np.array([m.jnt_qposadr[j] for j in jid[6:]])
         self._gripper_body = mj.mj_name2id(m, mj.mjtObj.mjOBJ_BODY, GRIPPER_BODY)
         self._finger_bodies = {mj.mj_name2id(m, mj.mjtObj.mjOBJ_BODY, b) for b in FINGER_BODIES}
+        self._robot_bodies = self._finger_bodies | {self._gripper_body}
         self.object_names: tuple[str, ...] = tuple(o.name for o in self.scene.objects)
         self._body_ids = np.array([mj.mj_name2id(m, mj.mjtObj.mjOBJ_BODY, n) for n in self.object_names], dtype=int)
         free = [o.name for o in self.scene.objects if o.shape not in STATIC_SHAPES]
@@ -337,19 +338,36 @@ class TabletopSim:
 
     def held_object(self) -> str | None:
         """The object both fingers touch, if any."""
+        held, _ = self.gripper_contacts()
+        return None if held < 0 else self.object_names[held]
+
+    def gripper_contacts(self) -> tuple[int, tuple[bool, ...]]:
+        """(index of the object both fingers touch or -1, per object: whether any gripper body touches it).
+
+        Read from MuJoCo's contact list, which is complete for anything touching the gripper: the gripper
+        never sleeps, and a body it touches is awake. (Contacts between two resting objects are not listed
+        while they sleep, which is why the scorers judge support from poses.)
+        """
         d = self.data
+        touched = [False] * len(self._body_ids)
         if d.ncon == 0:
-            return None
+            return -1, tuple(touched)
         pairs = self._body_of_geom[np.asarray(d.contact.geom[: d.ncon], dtype=int)]
-        touching: dict[int, set[int]] = {}
-        for b1, b2 in pairs:
-            for finger, other in ((b1, b2), (b2, b1)):
-                if int(finger) in self._finger_bodies:
-                    touching.setdefault(int(other), set()).add(int(finger))
-        for i, body in enumerate(self._body_ids):
-            if len(touching.get(int(body), ())) == 2:
-                return self.object_names[i]
-        return None
+        fingers: dict[int, set[int]] = {}
+        robot = self._robot_bodies
+        for b1, b2 in pairs.tolist():
+            for part, other in ((b1, b2), (b2, b1)):
+                if part in robot and other not in robot:
+                    fingers.setdefault(other, set())
+                    if part in self._finger_bodies:
+                        fingers[other].add(part)
+        held = -1
+        for i, body in enumerate(self._body_ids.tolist()):
+            if body in fingers:
+                touched[i] = True
+                if held < 0 and len(fingers[body]) == 2:
+                    held = i
+        return held, tuple(touched)
 
     # ---------------------------------------------------------------- rendering
 

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from heedful.capabilities import capabilities
 from heedful.metrics.layouts import FigureLayout, PaperTable
 from heedful.metrics.rows import MetricRow
 from heedful.metrics.spec import MetricSpec
@@ -117,6 +118,7 @@ class DecisionsSuite(SuiteBase):
             seed=context.seed,
             mask=bool(context.options.get("mask")),
             image_png=conditions.image_for(episode, context.options),
+            privileged=capabilities(agent).privileged,
         )
         reply = as_reply(agent.decide(observation))
         parsed = parse_answer(reply.text, episode.decision_type, observation.candidate_ids)

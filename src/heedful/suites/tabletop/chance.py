@@ -39,8 +39,8 @@ from heedful.suites.tabletop.replay import program_trajectory
 from heedful.suites.tabletop.scoring import score_trajectory
 
 CHANCE_FILE = Path(__file__).with_name("chance_levels.json")
-SCORING_VERSION = "issue-12/2"  # bump when a scoring rule changes: every stored entry goes stale
-METRICS = ("intent", "execution", "intent_full", "execution_full", "complete")
+SCORING_VERSION = "issue-38/1"  # bump when a scoring rule changes: every stored entry goes stale
+METRICS = ("intent", "execution", "intent_full", "execution_full", "complete", "complete_clean", "disturbed")
 """The scores of the paper's Table 1 that the exact chance level is stored for (not every metric of the spec)."""
 CI_METHOD = "exact (every blind branch)"
 
@@ -80,6 +80,8 @@ def _prefix(traj: Trajectory, steps: int) -> Trajectory:
         events=traj.events[:rows],
         object_poses=traj.object_poses[:rows],
         actions=traj.actions[:steps],
+        held=traj.held[:rows],
+        touched=traj.touched[:rows],
     )
 
 

@@ -1,30 +1,34 @@
 """Stage evaluators, part 2: where the carried object goes (relative place, stack, bowl, slot, scene 3
 label), pushes, the second pickup of a sequence and the scene 3 orientation.
 
-Placement intent is the target the motion heads for; it is judged at the release (the first open after
-the grasp; the last row if the object is never let go), in three steps:
+Placement intent is the first committed choice of a place, judged at the *commit row*: after the grasp,
+the first row at which the carried source, having been up (its bottom more than PUT_DOWN above whatever
+is under it), is lowered to within PUT_DOWN of whatever is under it (an object, a bowl's rim, the table)
+while the fingers still hold it, or the release (the first open after the grasp), whichever comes first:
 
-1. at the instructed target (the action's own test, below) -> intent True;
-2. else, if it was put down (let go within 0.03 m above whatever is under it) over another object or
-   label, or (relative place) within 0.12 m of an object in the wrong relation -> intent False: a wrong
-   target is penalized even if the final state looks plausible;
-3. else (dropped from higher, put down in the open, or still carried at the end): intent iff the carry
-   headed for the goal, i.e. the TCP's
-   displacement from the grasp to the release is within 30 degrees of the direction to the goal point
-   and covers at least a third of the way.
+1. at the instructed target at that row (the action's own test, below) -> intent True;
+2. lowered there (put down or held just over a support) anywhere else -> intent False: lowering onto a
+   wrong bowl, base, slot or label first costs the stage even if the object is then taken to the right
+   one;
+3. released in the air (dropped from higher): intent iff the drop heads for the goal: the source lands
+   within HEAD_RADIUS (0.10 m) of the goal point and the TCP's displacement from the grasp is within 30
+   degrees of the direction to it (a motion ending far from the goal is not heading for it);
+4. never lowered nor released (held in the air to the end): no place was chosen -> intent False.
 
 Execution is the physical sub-goal and needs an actual release. Worked examples, "stack the red cube on
 the blue cube" 0.13 m to its right:
-  - released 1 cm over the blue cube, rests on it: intent True, execution True;
-  - put down on the blue cylinder (beyond it): step 2, intent False;
-  - opened 6.5 cm along the way, 8 cm up (a drop halfway): step 3, 0 degrees, half the way: intent True,
+  - lowered to 1 cm over the blue cube, released, rests on it: intent True, execution True;
+  - lowered onto the blue cylinder first (1 cm above it, not released), then onto the blue cube:
+    step 2, intent False;
+  - opened over the blue cube 8 cm up (a drop, within 0.10 m): step 3, intent True; it bounces off:
     execution False;
-  - carried back toward home and held there: step 3, 180 degrees: intent False.
-Action tests: relative place, within 45 degrees of the relation and 0.12 m of the anchor after settling
-(execution adds: bottom within 0.02 m of the table); stack, xy <= 0.03 m at release (scene 4: 0.07 m;
-execution: settled <= 0.03 m / 0.05 m and resting on top); bowl, xy <= 0.04 m at release (execution:
-inside after settling); slot, settled <= 0.07 m (execution: <= 0.05 m, on the table); scene 3 label,
-center on the label within 0.03 m of its edge (execution: on it at the end, resting on the table).
+  - carried over the blue cube and held there to the end: step 4, intent False.
+Action tests at the commit row: relative place, within 45 degrees of the relation and 0.12 m of the
+anchor (execution, after settling: also resting on the table); stack, xy <= 0.03 m (scene 4: 0.07 m;
+execution: released there, settled <= 0.03 m / 0.05 m and resting on the base, bottom within 0.01 m of
+its top); bowl, xy <= 0.04 m (execution: released there, inside after settling); slot, xy <= 0.07 m
+(execution: settled <= 0.05 m, on the table); scene 3 label, center on the label within 0.03 m of its
+edge (execution: on it at the end, resting on the table).
 
 Push: source intent: the source is among the objects first approached (pads within 0.10 m) and is the
 first set in motion;
@@ -43,11 +47,13 @@ again after it was put down) / <= 20 (execution).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
+from heedful.suites.tabletop.completion import rests_on, support_top
 from heedful.suites.tabletop.grounding import (
     DIRECTION_VECTORS,
     PLACE_DIST,
@@ -68,10 +74,9 @@ from heedful.suites.tabletop.stages import (
 )
 
 HEADING_DEG = 30.0
-HEADING_SHARE = 1 / 3
+HEAD_RADIUS = 0.10  # a drop in the air heads for the goal only if the object lands this near it
 NEAR_OTHER = 0.02  # "over another object": within its footprint radius plus this
-PUT_DOWN = 0.03  # let go at most this far above its support: put down, not dropped
-RELATIVE_REACH = 0.12
+PUT_DOWN = 0.03  # lowered to at most this far above its support: put down (or offered), not carried
 
 
 @dataclass(frozen=True)
@@ -88,23 +93,35 @@ class Carry:
 
 
 def carry_of(tr: Track) -> Carry | None:
-    if not tr.closes:
+    if not tr.grasps:
         return None
-    grasp = tr.closes[0]
+    grasp = tr.grasps[0]
     return Carry(grasp, tr.next_event(tr.opens, grasp), tr.last)
 
 
-def heading(tr: Track, c: Carry, goal: NDArray[np.float64]) -> tuple[bool, str]:
-    """Step 3: the carry's direction and share of the way toward `goal` (TCP, grasp -> release)."""
+def commit_row(tr: Track, name: str, c: Carry) -> tuple[int | None, str]:
+    """The carry's commit row (module doc) and how it ended there: "lowered", "released" or "held"."""
+    end = c.release if c.release is not None else tr.last
+    up = False
+    for r in range(c.grasp, end + 1):
+        gap = tr.bottom(name, r) - support_top(tr, name, r)
+        if gap > PUT_DOWN:
+            up = True
+        elif up and (c.release is None or r < c.release):
+            return r, "lowered"
+    if c.release is not None:
+        return c.release, "released"
+    return None, "held"
+
+
+def heading(tr: Track, g: Grounded, c: Carry, row: int, goal: NDArray[np.float64]) -> tuple[bool, str]:
+    """Step 3: a drop heads for `goal` if the source lands near it and the carry pointed at it."""
     start = tr.tcp_xy(c.grasp)
-    moved, want = tr.tcp_xy(c.end) - start, goal - start
-    span = float(np.linalg.norm(want))
-    if span < 1e-6:
-        return True, "released at the goal"
-    share = float(moved @ want) / (span * span)
-    angle = angle_deg(moved, want)
-    ok = angle <= HEADING_DEG and share >= HEADING_SHARE
-    return ok, f"carried {share:.0%} of the way, {angle:.0f} deg off the goal's direction"
+    moved, want = tr.tcp_xy(row) - start, goal - start
+    miss = float(np.linalg.norm(tr.xy(g.source, row) - goal))
+    angle = 0.0 if float(np.linalg.norm(want)) < 1e-6 else angle_deg(moved, want)
+    ok = miss <= HEAD_RADIUS and angle <= HEADING_DEG
+    return ok, f"dropped {miss:.3f} m from the goal, carried {angle:.0f} deg off its direction"
 
 
 def over_other(tr: Track, g: Grounded, row: int, xy: NDArray[np.float64]) -> str | None:
@@ -120,33 +137,24 @@ def over_other(tr: Track, g: Grounded, row: int, xy: NDArray[np.float64]) -> str
     return None
 
 
-def lowered(tr: Track, g: Grounded, c: Carry) -> bool:
-    """Whether the source was put down (let go within PUT_DOWN of whatever is under it), not dropped."""
-    if c.release is None:
-        return False
-    row, xy = c.release, tr.xy(g.source, c.release)
-    under = [
-        tr.top(o.name, row)
-        for o in tr.layout.objects
-        if o.name != g.source
-        and o.shape != "label"
-        and float(np.linalg.norm(xy - tr.xy(o.name, row))) <= o.footprint_radius + NEAR_OTHER
-    ]
-    return tr.bottom(g.source, row) <= max([0.0, *under]) + PUT_DOWN
-
-
 def aim(
-    tr: Track, g: Grounded, c: Carry, at_goal: bool, goal: NDArray[np.float64], elsewhere: str | None = None
+    tr: Track, g: Grounded, c: Carry, at_goal: Callable[[int], bool], goal: NDArray[np.float64]
 ) -> tuple[bool, str]:
-    """Placement intent in the three steps of the module doc; `elsewhere` names a wrong spot the caller
-    found (relative places: an object the source was put down by)."""
-    if at_goal:
-        return True, "put down at the target" if c.release is not None else "held over the target"
-    if lowered(tr, g, c):
-        other = elsewhere or over_other(tr, g, c.end, tr.xy(g.source, c.end))
-        if other is not None:
-            return False, f"put down at {other}, not at {g.target}"
-    return heading(tr, c, goal)
+    """Placement intent in the four steps of the module doc; `at_goal(row)` is the action's test."""
+    row, how = commit_row(tr, g.source, c)
+    if row is None:
+        return False, "held in the air to the end: no place chosen"
+    if at_goal(row):
+        return True, f"{how} at the target at step {row}"
+    if how == "lowered" or lowered_release(tr, g.source, row):
+        other = over_other(tr, g, row, tr.xy(g.source, row))
+        return False, f"{how} at step {row} at {other or 'a spot'} that is not the target"
+    return heading(tr, g, c, row, goal)
+
+
+def lowered_release(tr: Track, name: str, row: int) -> bool:
+    """A release within PUT_DOWN of the support under the object: put down, not dropped."""
+    return tr.bottom(name, row) - support_top(tr, name, row) <= PUT_DOWN
 
 
 def _never(name: str, weight: float, what: str = "the source was never grasped") -> StageVerdict:
@@ -161,9 +169,12 @@ def relative_stage(tr: Track, g: Grounded, weight: float) -> StageVerdict:
     anchor, here = tr.xy(g.target, s), tr.xy(g.source, s)
     v = here - anchor
     placed = relation_satisfied(here, anchor, g.relation)
-    near = [o.name for o in tr.layout.objects if o.shape != "label" and o.name != g.source]
-    by = [n for n in near if float(np.linalg.norm(here - tr.xy(n, s))) <= RELATIVE_REACH]
-    intent, why = aim(tr, g, c, placed, _relative_goal(tr, g, c), by[0] if by else None)
+    target, relation = g.target, g.relation
+
+    def at_goal(row: int) -> bool:
+        return relation_satisfied(tr.xy(g.source, row), tr.xy(target, row), relation)
+
+    intent, why = aim(tr, g, c, at_goal, _relative_goal(tr, g, c))
     bottom = tr.bottom(g.source, s)
     detail = f"{why}; {relation_angle(v, g.relation):.0f} deg from {g.relation} {g.target}, "
     detail += f"{float(np.linalg.norm(v)):.3f} m away, bottom at {bottom:.3f} m"
@@ -183,6 +194,16 @@ def _need(name: str | None) -> str:
     return name if name is not None else ""
 
 
+def _within(tr: Track, g: Grounded, radius: float) -> Callable[[int], bool]:
+    """The test "the source's center is within `radius` of the target's in xy" at a row."""
+    target = _need(g.target)
+
+    def test(row: int) -> bool:
+        return float(np.linalg.norm(tr.xy(g.source, row) - tr.xy(target, row))) <= radius
+
+    return test
+
+
 def _offsets_at_release(tr: Track, g: Grounded, c: Carry) -> tuple[int, float, float]:
     """The settle step after the carry ends, and the source's xy offset from the target at release and once settled."""
     target = _need(g.target)
@@ -197,8 +218,8 @@ def stack_stage(tr: Track, g: Grounded, weight: float, aim_radius: float, rest: 
     if c is None or g.target is None:
         return _never("stack", weight)
     s, aimed, settled = _offsets_at_release(tr, g, c)
-    on_top = tr.bottom(g.source, s) >= tr.top(g.target, s) - 0.01
-    intent, why = aim(tr, g, c, aimed <= aim_radius, tr.xy(g.target, c.grasp))
+    on_top = rests_on(tr, g.source, g.target, s)
+    intent, why = aim(tr, g, c, _within(tr, g, aim_radius), tr.xy(g.target, c.grasp))
     done = c.release is not None and aimed <= aim_radius and settled <= rest and on_top
     detail = f"{why}; released {aimed:.3f} m off {g.target}, settled {settled:.3f} m off, on top: {on_top}"
     return StageVerdict("stack", weight, intent, done, detail)
@@ -210,7 +231,7 @@ def bowl_stage(tr: Track, g: Grounded, weight: float) -> StageVerdict:
         return _never("bowl", weight)
     s, aimed, settled = _offsets_at_release(tr, g, c)
     inside = settled <= 0.04 and tr.bottom(g.source, s) <= tr.top(g.target, s)
-    intent, why = aim(tr, g, c, aimed <= 0.04, tr.xy(g.target, c.grasp))
+    intent, why = aim(tr, g, c, _within(tr, g, 0.04), tr.xy(g.target, c.grasp))
     done = c.release is not None and aimed <= 0.04 and inside
     return StageVerdict("bowl", weight, intent, done, f"{why}; released {aimed:.3f} m off, inside: {inside}")
 
@@ -222,7 +243,7 @@ def slot_stage(tr: Track, g: Grounded, weight: float) -> StageVerdict:
     s = tr.settle(c.end)
     off = float(np.linalg.norm(tr.xy(g.source, s) - tr.xy(g.target, s)))
     on_table = tr.bottom(g.source, s) <= 0.02
-    intent, why = aim(tr, g, c, off <= 0.07, tr.xy(g.target, c.grasp))
+    intent, why = aim(tr, g, c, _within(tr, g, 0.07), tr.xy(g.target, c.grasp))
     done = c.release is not None and off <= 0.05 and on_table
     return StageVerdict("slot", weight, intent, done, f"{why}; settled {off:.3f} m off the slot")
 
@@ -242,7 +263,11 @@ def label_stage(tr: Track, g: Grounded, weight: float) -> StageVerdict:
     c = carry_of(tr)
     if c is None or g.target is None:
         return _never("label", weight)
-    at_goal = on_label(tr, tr.xy(g.source, c.end), g.target, c.end, 0.03)
+    label = g.target
+
+    def at_goal(row: int) -> bool:
+        return on_label(tr, tr.xy(g.source, row), label, row, 0.03)
+
     intent, why = aim(tr, g, c, at_goal, tr.xy(g.target, c.grasp))
     last = tr.last
     done = c.release is not None and on_label(tr, tr.xy(g.source, last), g.target, last, 0.0)
@@ -261,7 +286,7 @@ def orientation_stage(tr: Track, g: Grounded, weight: float) -> StageVerdict:
         return _never("orientation", weight, "no target yaw")
     c = carry_of(tr)
     err = yaw_error_deg(tr.yaw(g.source, tr.last), g.yaw_deg)
-    regrasp = None if c is None or c.release is None else tr.next_event(tr.closes, c.release)
+    regrasp = None if c is None or c.release is None else tr.next_event(tr.grasps, c.release)
     detail = f"final yaw error {err:.0f} deg" + (f"; grasped again at {regrasp}" if regrasp else "")
     return StageVerdict("orientation", weight, err <= 40.0 and regrasp is None, err <= 20.0, detail)
 
@@ -303,14 +328,14 @@ def push_stage(tr: Track, g: Grounded, weight: float) -> StageVerdict:
 
 
 def second_stage(tr: Track, g: Grounded, weight: float) -> StageVerdict:
-    first = tr.closes[0] if tr.closes else None
+    first = tr.grasps[0] if tr.grasps else None
     if first is None or g.second is None:
         return _never("second", weight, "the gripper never closed")
     lifted = tr.lift_row(g.source, first, 0.01)
     release = tr.next_event(tr.opens, lifted if lifted is not None else first)
     if lifted is None or release is None:
         return _never("second", weight, f"{g.source} was not lifted and let go first")
-    close = tr.next_event(tr.closes, release)
+    close = tr.next_event(tr.grasps, release)
     intent, why = choose(tr, release, close, g.second, "the second object", skip=g.source)
     if not intent or close is None:
         return StageVerdict("second", weight, intent, False, why)

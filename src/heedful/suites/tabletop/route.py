@@ -79,7 +79,7 @@ def bar_under(tr: Track, g: Grounded, row: int, x: float, y: float) -> str | Non
 
 
 def route_stage(tr: Track, g: Grounded, weight: float) -> StageVerdict:
-    close = tr.closes[0] if tr.closes else None
+    close = tr.grasps[0] if tr.grasps else None
     if close is None or not g.barrier:
         return StageVerdict("route", weight, False, False, "the object was never grasped")
     end = tr.next_event(tr.opens, close) or tr.last

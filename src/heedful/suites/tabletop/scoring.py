@@ -23,27 +23,24 @@ earlier intent and execution, and its own intent, are full. Worked examples:
   - scene 3, right route and yaw to the wrong label: source 0 + route 0.3; label intent False gates the
     orientation off: Intent 0.3 (was 0.6).
 
-Completion is a binary, action-dependent test of the final state: pickups and sequences need intent and
-execution both >= 0.8 (RoboFollow's rule; with the held-to-the-end execution above, a dropped object
-fails); a placement needs the object where the action puts it at the end of the trial (relation, stack,
-bowl, slot), a push a final displacement >= 0.02 m within 45 degrees; scene 3 needs the bar resting on
-the label within 20 degrees and, since the final state cannot show a route, the route followed (route
-intent). Example: a bowl placement undone at the end (taken out again) is not complete.
+Completion is a binary, action-dependent test of the end of the trial: the task done and left done
+(released, gripper open, everything at rest, the relation held with physical support, got there by the
+robot's action); see `completion.py`, the one implementation shared with the env's `is_success`.
+Pickups and sequences also keep RoboFollow's rule (intent and execution >= 0.8). Side effects are
+measured beside it: `disturbance` (objects the task does not name that moved, dropped or fell over) and
+`complete_clean` (complete, nothing disturbed). The full specification: docs/tabletop-scoring.md.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from heedful.sims.tabletop.recorder import Trajectory
-from heedful.suites.tabletop.grounding import DIRECTION_VECTORS, angle_deg, relation_satisfied
+from heedful.suites.tabletop.completion import completion, disturbance
 from heedful.suites.tabletop.model import Grounded, Layout
 from heedful.suites.tabletop.placement import (
     bowl_stage,
     label_stage,
-    on_label,
     orientation_stage,
     push_source,
     push_stage,
@@ -51,7 +48,6 @@ from heedful.suites.tabletop.placement import (
     second_stage,
     slot_stage,
     stack_stage,
-    yaw_error_deg,
 )
 from heedful.suites.tabletop.route import route_stage
 from heedful.suites.tabletop.stages import StageVerdict, Track, finish_stage, source_stage
@@ -86,6 +82,8 @@ class TrialScore:
     complete: bool
     stages: tuple[StageScore, ...]
     completion_detail: str
+    disturbed: tuple[str, ...] = ()
+    disturbance_detail: str = ""
 
     def __post_init__(self) -> None:
         # Plain Python types by construction: records are serialized as JSON (finding 1 of issue 12).
@@ -93,6 +91,12 @@ class TrialScore:
         object.__setattr__(self, "execution", float(self.execution))
         object.__setattr__(self, "complete", bool(self.complete))
         object.__setattr__(self, "completion_detail", str(self.completion_detail))
+        object.__setattr__(self, "disturbed", tuple(str(n) for n in self.disturbed))
+
+    @property
+    def complete_clean(self) -> bool:
+        """Complete and no other object disturbed."""
+        return self.complete and not self.disturbed
 
     @property
     def failed_stage(self) -> tuple[str, str] | None:
@@ -113,6 +117,9 @@ class TrialScore:
             "complete": float(self.complete),
             "intent_full": float(self.intent >= FULL),
             "execution_full": float(self.execution >= FULL),
+            "disturbance": float(len(self.disturbed)),
+            "disturbed": float(bool(self.disturbed)),
+            "complete_clean": float(self.complete_clean),
         }
         for s in self.stages:
             out[f"{s.name}_intent"] = float(s.intent)
@@ -129,6 +136,8 @@ class TrialScore:
             "failed_stage": failed[0] if failed else None,
             "failed_on": failed[1] if failed else None,
             "completion": self.completion_detail,
+            "disturbed": list(self.disturbed),
+            "disturbance": self.disturbance_detail,
         }
 
 
@@ -176,7 +185,7 @@ def gate(stages: list[StageVerdict]) -> list[StageScore]:
     return out
 
 
-def score_trajectory(traj: Trajectory, g: Grounded, layout: Layout, scene: int) -> TrialScore:
+def score_trajectory(traj: Trajectory, g: Grounded, layout: Layout, scene: int, row: int | None = None) -> TrialScore:
     """Score one trial from its recorded trajectory.
 
     Args:
@@ -184,47 +193,13 @@ def score_trajectory(traj: Trajectory, g: Grounded, layout: Layout, scene: int) 
         g: The grounded task (source, target, branch, ...).
         layout: The trial's initial layout (object shapes and sizes).
         scene: 1..4 (selects weights and thresholds).
+        row: Judge completion and disturbance at this row (default: the last).
     """
     tr = Track(traj, layout)
     stages = gate(raw_stages(tr, g, scene))
     intent = sum(s.weight for s in stages if s.intent)
     execution = sum(s.weight for s in stages if s.execution)
-    complete, why = completion(tr, g, scene, intent, execution, stages)
-    return TrialScore(round(intent, 9), round(execution, 9), complete, tuple(stages), why)
-
-
-def completion(
-    tr: Track, g: Grounded, scene: int, intent: float, execution: float, stages: list[StageScore]
-) -> tuple[bool, str]:
-    """RoboFollow's action-dependent completion criterion on the final state."""
-    last = tr.last
-    if g.action in ("pickup", "sequence_pickups"):
-        ok = intent >= 0.8 - 1e-9 and execution >= 0.8 - 1e-9
-        return ok, f"intent {intent:.2f} and execution {execution:.2f} (both >= 0.8 needed)"
-    src = tr.xy(g.source, last)
-    if g.action == "push":
-        if g.direction is None:
-            return False, "no direction"
-        disp = src - tr.xy(g.source, 0)
-        moved, angle = float(np.linalg.norm(disp)), angle_deg(disp, np.array(DIRECTION_VECTORS[g.direction]))
-        return moved >= 0.02 and angle <= 45.0, f"final displacement {moved:.3f} m, {angle:.0f} deg off"
-    if g.target is None:
-        return False, "no target"
-    off = float(np.linalg.norm(src - tr.xy(g.target, last)))
-    bottom = tr.bottom(g.source, last)
-    if g.action == "place_relative" and g.relation is not None:
-        ok = relation_satisfied(src, tr.xy(g.target, last), g.relation) and bottom <= 0.02
-        return ok, f"final: {off:.3f} m from {g.target}, bottom {bottom:.3f} m"
-    if g.action == "stack":
-        limit = 0.05 if scene == 4 else 0.03
-        ok = off <= limit and bottom >= tr.top(g.target, last) - 0.01
-        return ok, f"final: {off:.3f} m off {g.target} (limit {limit}), resting on top: {ok}"
-    if g.action == "place_bowl":
-        return off <= 0.04 and bottom <= tr.top(g.target, last), f"final: {off:.3f} m from the bowl's center"
-    if g.action == "place_slot":
-        return off <= 0.05 and bottom <= 0.02, f"final: {off:.3f} m from the slot's center"
     route_ok = any(s.name == "route" and s.raw_intent for s in stages)
-    err = yaw_error_deg(tr.yaw(g.source, last), g.yaw_deg or 0.0)
-    placed = on_label(tr, src, g.target, last, 0.0) and bottom <= 0.02
-    ok = placed and err <= 20.0 and route_ok
-    return ok, f"final: on {g.target}: {placed}, yaw error {err:.0f} deg, route followed: {route_ok}"
+    complete, why = completion(tr, g, scene, intent, execution, route_ok, row)
+    moved, moved_why = disturbance(tr, g, row)
+    return TrialScore(round(intent, 9), round(execution, 9), complete, tuple(stages), why, moved, moved_why)

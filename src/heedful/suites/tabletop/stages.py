@@ -5,24 +5,29 @@ Every evaluator returns raw (ungated) verdicts with a short reason; `scoring.py`
 gates. Intent is the semantic choice (which object, which target, which direction), Execution the
 physical sub-goal (RoboFollow, appendix B). Thresholds are REFERENCES section 1 unless said otherwise.
 
-Approach (judged before contact). The TCP *approaches* an object at the first row at which it is
-within 0.07 m of the object's center in xy (0.10 m for a push, whose pads wait beside the object) and
-at most 0.05 m above the object's top; among several, the nearest in xy (a stack: the one nearest the
-TCP's height; a push: any of them, since the pads wait between objects). Travel at the clearing height
-never approaches anything.
+Commitment to an object (judged before contact). The TCP is *down at* an object at a row at which it
+is within 0.07 m of the object's center in xy (0.10 m for a push, whose pads wait beside the object) and
+at most DOWN_ABOVE (0.015 m) above the object's top: the fingers reach around it (a descent to grasp
+height). Among several, the nearest in xy (a stack: the one nearest the TCP's height; a push: any of
+them). A *grasp* is a close at which the TCP is down at some object; a close in the air (higher, or away
+from everything) is no choice and does not count (a pantomime grasp over the object earns nothing).
+Travel at the clearing height never commits to anything.
 
-Source. Intent: the first object approached is the source, and the first close (if any) is on the
-source, nearest in xy within 0.07 m. Execution: the close lifted the source >= 0.01 m (0.03 m for a
-scene 2 pickup); for a pickup, also held and still lifted that much at the end, with no release.
-Worked examples (pickup of the red cube, weight 0.8):
+Source. Intent: the first object the TCP is down at is the source, and the first grasp (if any) is on
+the source, nearest in xy within 0.07 m. Execution: the grasp lifted the source >= 0.01 m (0.03 m for a
+scene 2 pickup); for a pickup, also held between both fingers at the end and still that much up, with
+no release. Worked examples (pickup of the red cube, weight 0.8):
   - descends on the red cube with open fingers, never closes: intent True, execution False;
-  - descends on the blue cube first, then grasps the red one: intent False ("first approached blue_cube");
+  - descends on the blue cube first, then grasps the red one: intent False ("first down at blue_cube");
+  - closes 8 cm above the red cube, never lower: intent False (no commitment);
   - grasps the red cube, lifts 10 cm, opens halfway home: intent True, execution False (released).
 
 Finish. Intent: the TCP returns within 0.12 m of home and stays, with no re-close after the main action,
-and, for pickups and sequences, no release of the held object either (the task ends holding it).
-Execution: the same within 0.10 m. Example: "pick up X" done by picking X and putting it down again
-before going home keeps source intent, loses finish intent (0.8 of 1.0).
+no touch of any object more than GRACE rows after it (extra manipulations after the task), and, for
+pickups and sequences, no release of the held object either (the task ends holding it). Execution: the
+same within 0.10 m. Example: "pick up X" done by picking X and putting it down again before going home
+keeps source intent, loses finish intent (0.8 of 1.0); a placement followed by shoving another object
+aside loses finish intent and execution.
 """
 
 from __future__ import annotations
@@ -38,7 +43,8 @@ from heedful.sims.tabletop.recorder import Trajectory
 from heedful.suites.tabletop.model import Grounded, Layout
 
 SELECT_RADIUS = 0.07
-APPROACH_ABOVE = 0.05
+DOWN_ABOVE = 0.015  # TCP at most this far above an object's top: down at it (was 0.05 m: issue 38)
+GRACE = 10  # rows after the main action's end during which the fingers may still touch what they let go
 PUSH_RADIUS = 0.10
 SETTLE_ROWS = 10  # rows (0.5 s) after the gripper opens at which a placement is judged
 CONTACT_MOVE = 0.005
@@ -73,6 +79,8 @@ class Track:
         self.closes = traj.event_steps("close")
         self.opens = traj.event_steps("open")
         self.solid = tuple(o.name for o in layout.objects if o.shape != "label")
+        mask = self.approaches(0, self.last) if len(traj) else np.zeros((0, len(self.solid)), dtype=bool)
+        self.grasps = [r for r in self.closes if bool(mask[r].any())]
 
     def xy(self, name: str, row: int) -> NDArray[np.float64]:
         return np.asarray(self.traj.object_track(name)[row, :2], dtype=np.float64)
@@ -138,7 +146,7 @@ class Track:
         tcp = self.traj.tcp_pos[start : end + 1]
         flat = np.linalg.norm(poses[:, :, :2] - tcp[:, None, :2], axis=2)
         tops = poses[:, :, 2] + np.array([self.top_offset(n) for n in self.solid])
-        return np.asarray((flat <= radius) & (tcp[:, None, 2] - tops <= APPROACH_ABOVE))
+        return np.asarray((flat <= radius) & (tcp[:, None, 2] - tops <= DOWN_ABOVE))
 
     def first_approach(
         self, start: int, end: int, radius: float = SELECT_RADIUS, skip: str | None = None
@@ -163,9 +171,9 @@ class Track:
 
 
 def select_at(tr: Track, row: int | None, wanted: str, what: str) -> tuple[bool, str]:
-    """Intent of a grasp: the object nearest the TCP at the close `row` is `wanted`, within 0.07 m."""
+    """Intent of a grasp: the object nearest the TCP at the grasp `row` is `wanted`, within 0.07 m."""
     if row is None:
-        return False, f"the gripper never closed for {what}"
+        return False, f"the gripper never closed at grasp height for {what}"
     name, dist = tr.nearest(row)
     if name != wanted or dist > SELECT_RADIUS:
         return False, f"closed at step {row} on {name} ({dist:.3f} m), not {wanted}"
@@ -180,13 +188,13 @@ def choose(
     first = tr.first_approach(start, end, skip=skip)
     if first is None:
         if close is None:
-            return False, f"the gripper never closed and never approached {what}"
+            return False, f"the gripper never went down to {what}"
         return select_at(tr, close, wanted, what)
     row, name = first
     if name != wanted:
-        return False, f"first approached {name} at step {row}, not {wanted}"
+        return False, f"first down at {name} at step {row}, not {wanted}"
     if close is None:
-        return True, f"approached {name} at step {row} but never closed"
+        return True, f"down at {name} at step {row} but never closed"
     return select_at(tr, close, wanted, what)
 
 
@@ -196,15 +204,15 @@ def held_to_end(tr: Track, name: str, close: int, lift: float) -> tuple[bool, st
     if release is not None:
         return False, f"released at step {release}"
     up = tr.z(name, tr.last) - tr.z(name, close)
-    near = float(np.linalg.norm(tr.xy(name, tr.last) - tr.tcp_xy(tr.last))) <= SELECT_RADIUS
-    if up < lift or not near:
-        return False, f"not held at the end ({up:.3f} m above its start)"
+    between = int(tr.traj.held[tr.last]) == tr.traj.object_names.index(name)
+    if up < lift or not between:
+        return False, f"not held between the fingers at the end ({up:.3f} m above its start)"
     return True, f"held {up:.3f} m up at the end"
 
 
 def source_stage(tr: Track, g: Grounded, weight: float, lift: float) -> StageVerdict:
     """Stage 1: which object is chosen (intent), grasped and lifted (execution). Pushes: `push_source`."""
-    close = tr.closes[0] if tr.closes else None
+    close = tr.grasps[0] if tr.grasps else None
     intent, why = choose(tr, 0, close, g.source, "the source")
     if not intent or close is None:
         return StageVerdict("source", weight, intent, False, why)
@@ -232,18 +240,42 @@ def contact_row(tr: Track) -> tuple[int, str] | None:
 def main_end(tr: Track, g: Grounded) -> int | None:
     """The row at which the task's main action ended: the grasp (pickups), the second grasp (sequences),
     the first contact (push) or the release (placements)."""
-    first = tr.closes[0] if tr.closes else None
+    first = tr.grasps[0] if tr.grasps else None
     if g.action == "push":
         found = contact_row(tr)
-        return None if found is None else found[0]
+        return None if found is None else push_end(tr, g.source, found[0])
     if first is None:
         return None
     if g.action == "pickup":
         return first
     if g.action == "sequence_pickups":
         lifted = tr.lift_row(g.source, first, 0.01)
-        return tr.next_event(tr.closes, lifted if lifted is not None else first)
+        return tr.next_event(tr.grasps, lifted if lifted is not None else first)
     return tr.next_event(tr.opens, first)
+
+
+def push_end(tr: Track, name: str, start: int) -> int:
+    """The last row of the push that set `name` in motion at `start`: the gripper's touches of it from
+    there on, with gaps of at most GRACE rows, end there (`start` if it was never touched)."""
+    i = tr.traj.object_names.index(name)
+    rows = np.flatnonzero(tr.traj.touched[:, i])
+    rows = rows[rows >= start - GRACE]
+    end = start
+    for r in rows.tolist():
+        if r > end + GRACE:
+            break
+        end = max(end, r)
+    return end
+
+
+def touched_after(tr: Track, end: int, keep: str | None) -> tuple[int, str] | None:
+    """The first (row, object) the gripper touches more than GRACE rows after `end`, other than `keep`."""
+    for r in range(end + GRACE + 1, tr.last + 1):
+        for i in np.flatnonzero(tr.traj.touched[r]).tolist():
+            name = tr.traj.object_names[i]
+            if name != keep:
+                return r, name
+    return None
 
 
 def finish_stage(tr: Track, g: Grounded, weight: float) -> StageVerdict:
@@ -253,13 +285,16 @@ def finish_stage(tr: Track, g: Grounded, weight: float) -> StageVerdict:
         return StageVerdict("finish", weight, False, False, "the main action never ended")
     reclosed = [r for r in tr.closes if r > end]
     released = [r for r in tr.opens if r > end] if g.action in HOLD_ACTIONS else []
+    keep = (g.second if g.action == "sequence_pickups" else g.source) if g.action in HOLD_ACTIONS else None
+    extra = touched_after(tr, end, keep)
     dist = np.linalg.norm(tr.traj.tcp_pos[end:] - HOME, axis=1)
     verdicts = []
     for radius in (0.12, 0.10):
         inside = np.flatnonzero(dist <= radius)
         stays = bool(inside.size) and bool(np.all(dist[int(inside[0]) :] <= radius))
-        verdicts.append(stays and not reclosed and not released)
+        verdicts.append(stays and not reclosed and not released and extra is None)
     detail = f"final distance from home {float(dist[-1]):.3f} m"
     detail += f"; closed again at {reclosed[0]}" if reclosed else ""
     detail += f"; let go at {released[0]}" if released else ""
+    detail += f"; touched {extra[1]} again at {extra[0]}" if extra else ""
     return StageVerdict("finish", weight, verdicts[0], verdicts[1], detail)

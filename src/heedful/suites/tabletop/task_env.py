@@ -10,40 +10,49 @@ that task's trial scene exactly as a benchmark run does (the layout perturbed by
 round `"trial"`, default 0; objects inside bowls) and sets its instruction (`info["instruction"]`). A reset
 without options draws a task with the reset seed, among the env's scene and level when it was made with
 them (`gym.make("heedful/Tabletop-v0", scene=2, level="L1")`). `{"scene": ..., "instruction": ...}` is
-free play as in the simulator's `TabletopEnv`: reward 0, no task.
+free play as in the simulator's `TabletopEnv`: reward 0, no task; the scene is a `SceneSpec` (or its dict) or a
+scene number, `{"scene": 2, "instruction": "put the red cube in the green bowl"}`, for that scene's default layout.
 
 With a task, every step scores the trajectory so far with the benchmark's stage scorer. `info` carries
-`intent`, `execution`, `complete` (RoboFollow's completion criterion on the current state), `settled`, the
-gated `stages` and the task's `task`, `level` and `scene`. Success (`is_success`, reward 1.0 on that step and
-0 otherwise, `terminated`) is completion *at rest*: the completion criteria are written for a final state,
-so a block carried over its target, or still held in the bowl, must not count. A placement is settled once
-the gripper is open and no object moves faster than 2 cm/s; a push once nothing moves; a pickup (holding the
-object up) at once. `truncated` is set at the task's horizon (180-300 control steps). A benchmark run instead
-always runs the full horizon and scores its end, so a policy that undoes its work is scored as it ends there.
+`intent`, `execution`, `complete`, `disturbance`, `settled` (every object at rest), the gated `stages` and
+the task's `task`, `level` and `scene`. Success (`is_success`, reward 1.0 on that step and 0 otherwise,
+`terminated`) is `complete`: the benchmark's own completion rule (`completion.py`, one implementation),
+judged at the current step: done and left done, i.e. released with the gripper open (a pickup: held up),
+every object at rest, the relation held with physical support, got there by the robot's action. A block
+carried over its target, or still held in the bowl, is not a success. `truncated` is set at the task's
+horizon (180-300 control steps). A benchmark run instead always runs the full horizon and scores its end,
+so a policy that undoes its work is scored as it ends there.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from numpy.typing import NDArray
 
 from heedful.errors import ConfigError
 from heedful.sims.tabletop.config import SimConfig
 from heedful.sims.tabletop.env import Obs, TabletopEnv
-from heedful.sims.tabletop.recorder import Trajectory, TrajectoryRecorder
+from heedful.sims.tabletop.recorder import TrajectoryRecorder
 from heedful.sims.tabletop.spec import SceneSpec
+from heedful.suites.tabletop.completion import at_rest
 from heedful.suites.tabletop.model import LEVELS, Layout, TabletopTask, TabletopTrial
 from heedful.suites.tabletop.perturb import trial_seed
-from heedful.suites.tabletop.registry import evaluation_task, evaluation_tasks
+from heedful.suites.tabletop.registry import evaluation_task, evaluation_tasks, training_layouts
 from heedful.suites.tabletop.rollout import trial_layout
 from heedful.suites.tabletop.runtime import build_sim
 from heedful.suites.tabletop.scoring import TrialScore, score_trajectory
+from heedful.suites.tabletop.stages import Track
 
 TASK_OPTIONS = frozenset({"task", "trial"})
-SETTLED_SPEED = 0.02  # m/s: every object at rest (a placed block stops within a few steps)
-HOLDING_ACTIONS = frozenset({"pickup", "sequence_pickups"})  # completion is the object held up
+
+
+def scene_layout(scene: int) -> Layout:
+    """Scene `scene`'s (1-4) default layout: the first one its training tasks start from (scene 4, which has one
+    per task family: s4/bowl)."""
+    if scene not in (1, 2, 3, 4):
+        raise ConfigError(f"options['scene'] as a number must be 1, 2, 3 or 4, got {scene!r}")
+    return next(layout for layout in training_layouts().values() if layout.scene == scene)
 
 
 class TabletopTaskEnv(TabletopEnv):
@@ -96,6 +105,8 @@ class TabletopTaskEnv(TabletopEnv):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Obs, dict[str, Any]]:
         """Start a task trial (`{"task": ID, "trial": R}`, or a drawn task), or free play (`{"scene": ...}`)."""
         options = dict(options or {})
+        if isinstance(options.get("scene"), int) and not isinstance(options["scene"], bool):
+            options["scene"] = scene_layout(options["scene"]).scene_spec()  # free play in that scene's layout
         if not options.keys() & TASK_OPTIONS and (options or self.free_play):
             self.task = self.layout = self.score = None
             return super().reset(seed=seed, options=options)
@@ -142,8 +153,8 @@ class TabletopTaskEnv(TabletopEnv):
             return obs, reward, terminated, truncated, info
         trajectory = self.trajectory()
         self.score = score_trajectory(trajectory, self.task.grounded, self.layout, self.task.scene)
-        self.settled = _settled(trajectory, self.task.action)
-        success = self.score.complete and self.settled
+        self.settled = at_rest(Track(trajectory, self.layout), len(trajectory) - 1)[0]
+        success = self.score.complete
         truncated = self.sim.steps >= self.task.horizon and not success
         return obs, float(success), success, truncated, self._info()
 
@@ -158,20 +169,8 @@ class TabletopTaskEnv(TabletopEnv):
             execution=s.execution if s else 0.0,
             complete=bool(s and s.complete),
             settled=self.settled,
-            is_success=bool(s and s.complete and self.settled),
+            is_success=bool(s and s.complete),
+            disturbance=len(s.disturbed) if s else 0,
             stages=s.details()["stages"] if s else [],
         )
         return info
-
-
-def _settled(trajectory: Trajectory, action: str) -> bool:
-    """Whether the scene is at rest as a final state is: see the module docstring."""
-    if action in HOLDING_ACTIONS:
-        return True
-    if len(trajectory) < 2:
-        return False
-    if action != "push" and trajectory.gripper_command[-1] > 0:
-        return False  # still gripping: the placement is not done
-    step = float(trajectory.time[-1] - trajectory.time[-2]) or 1.0
-    moved = np.linalg.norm(trajectory.object_poses[-1, :, :3] - trajectory.object_poses[-2, :, :3], axis=1)
-    return bool(moved.size == 0 or float(moved.max()) / step < SETTLED_SPEED)
