@@ -1,9 +1,9 @@
 """The decisions harness's red team on the whole test split of the default dataset (issue 39).
 
 - the privileged reader (reads `privileged_task` and calls the solver) undeclared and declared;
-- the family-memory wrapper around `bow` and around the `lexical` rule reader: under the old harness (the dataset's
-  ids, in dataset order, one agent object: what `heedful run` did before) and through `heedful run` now (opaque
-  tokens, a seeded shuffle; 1 and 2 workers), each with `--audit-stateless 200`.
+- the family-memory wrapper around `bow`, the `lexical` rule reader and `keyword-full`: under the old harness (the
+  dataset's ids, in dataset order, one agent object: what `heedful run` did before) and through `heedful run` now
+  (opaque tokens, a seeded shuffle; 1 and 2 workers), each with `--audit-stateless 200`.
 
     python benchmarks/decisions_harness_doubles.py
 """
@@ -70,7 +70,7 @@ def main() -> None:
     test = [ep for ep in SUITE.generate(0) if ep.split == "test"]
     train = SUITE.training_episodes(SUITE.generate(0))
     print(f"decisions {SUITE.version}, test split: {len(test)} episodes")
-    for inner in ("bow", "lexical"):
+    for inner in ("bow", "lexical", "keyword-full"):
         memory = FamilyMemory(inner=inner)
         memory.fit(train)
         plain = FamilyMemory(inner=inner).inner
@@ -80,7 +80,7 @@ def main() -> None:
         print(f"old harness, family memory around {inner}: {family_success(old_harness(memory, test)):6.1%}")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        for inner in ("bow", "lexical"):
+        for inner in ("bow", "lexical", "keyword-full"):
             print(f"now, {inner}: {now(root, inner, inner, {})}")
             for workers in (1, 2):
                 line = now(root, f"memory-{inner}-{workers}", f"{DOUBLES}:FamilyMemory", {"inner": inner}, workers)

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
+
+import process_registry
 
 os.environ.setdefault("MUJOCO_GL", "egl")
 # pytest started in the background by a non-interactive shell inherits an ignored SIGINT, and so would every process
@@ -58,3 +61,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             return len(rank)
 
     items.sort(key=weight)
+
+
+# Every heedful process a test starts is recorded by PID (tests/process_registry.py); whatever is still running
+# when the session ends (a test failed before its own cleanup, or Ctrl-C) is killed, and named on stderr.
+process_registry.install()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Runs at the end of every session, a failed or interrupted one included."""
+    killed = process_registry.kill_leftovers()
+    if killed:
+        print(f"\nconftest: killed {len(killed)} process(es) tests left running: PIDs {killed}", file=sys.stderr)

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib
+import inspect
 import json
 import marshal
 import os
@@ -73,8 +75,9 @@ def cached_dataset(
     """The suite's generated episodes for (seed, config) and the cache directory holding them (None: no cache).
 
     A cached dataset comes back as a `LazyEpisodes` (each episode parsed when first read, see
-    `heedful.suites.lazy_episodes`), a freshly generated one as a list. `announce` prints one line on stderr
-    before generating (the household world takes a while).
+    `heedful.suites.lazy_episodes`), a freshly generated one as a list. A generation is always announced on
+    stderr, with what it does and how long it should take (the household world takes a while), with a progress
+    bar when `announce` is set or stderr is a terminal.
     """
     root = cache_root()
     where = None if root is None else root / cache_key(suite, seed, config)
@@ -95,11 +98,60 @@ def cached_dataset(
                 "and regenerating it",
                 file=sys.stderr,
             )
-    if announce:
-        into = f" into the cache {where} (once)" if where is not None else " (the cache is off)"
-        print(f"heedful: generating the {suite.name} dataset for seed {seed}{into}", file=sys.stderr, flush=True)
-    episodes = list(suite.generate(seed, config))
+    into = f" into the cache {where}, once" if where is not None else " (the cache is off: every time)"
+    print(
+        f"heedful: generating the default {suite.name} dataset (seed {seed}){into}; {_how_long(suite.name)}",
+        file=sys.stderr,
+        flush=True,
+    )
+    bar = _GenerationBar(announce or sys.stderr.isatty(), suite.name)  # a terminal gets the bar in every command
+    try:
+        if "progress" in inspect.signature(suite.generate).parameters:
+            episodes = list(suite.generate(seed, config, progress=bar))
+        else:  # a suite whose generator reports no progress
+            episodes = list(suite.generate(seed, config))
+    finally:
+        bar.close()
     return episodes, None if where is None else _store(suite, episodes, where, seed, config)
+
+
+GENERATION_CPU_S = {"decisions": 2.2, "tabletop": 1.6, "household": 50.0}
+"""CPU seconds a default dataset takes to generate (decisions and tabletop measured with time.process_time on the
+development machine, 2026-12-04; household: about 50 s on two idle cores). A busy machine takes longer: the
+household one took 4.4 minutes on a loaded 2-core machine."""
+
+
+def _how_long(suite: str) -> str:
+    cpu_s = GENERATION_CPU_S.get(suite)
+    if cpu_s is None:
+        return "the progress bar shows how far it is"
+    try:
+        load = os.getloadavg()[0]
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # no load average or affinity on this platform
+        return f"about {cpu_s:.0f} s on an idle machine"
+    busy = max(1.0, (load + 1) / max(1, cores))  # the share of a core this process may get
+    return f"about {cpu_s:.0f} s on an idle machine, {cpu_s * busy:.0f} s at this machine's load ({load:.1f})"
+
+
+class _GenerationBar:
+    """A progress bar for a generation, created on the first update (`bar(n, total)`; `total` may be absent)."""
+
+    def __init__(self, enabled: bool, suite: str) -> None:
+        self.enabled, self.suite = enabled, suite
+        self.bar: Any = None
+
+    def __call__(self, n: int = 1, total: int | None = None) -> None:
+        if not self.enabled:
+            return
+        if self.bar is None:
+            tqdm = importlib.import_module("tqdm").tqdm  # by name, as heedful.runner.run: with or without stubs
+            self.bar = tqdm(total=total, unit="step", desc=f"generate {self.suite}", file=sys.stderr, leave=False)
+        self.bar.update(n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 INDEX_FILE = "index.json"

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from heedful.redact import redact_value
+from heedful.redact import has_secret, redact_value
 
 RECORD_SCHEMA_VERSION = "heedful-record/1"
 TEXT_LIMIT = 65_536
@@ -93,11 +93,10 @@ class Record(BaseModel):
         cuts: dict[str, dict[str, JSONValue]] = dict(data.get("truncated") or {})
         bounded = {name: _bounded(data[name], name, cuts) for name in _BOUNDED_FIELDS if name in data}
         # a key a server echoed into an error or a reply is never stored (heedful.redact)
-        redacted = {name: redact_value(value) for name, value in bounded.items()}
-        changed = {name: value for name, value in redacted.items() if value != data[name]}
+        changed = {name: redact_value(value) for name, value in bounded.items() if has_secret(value)}
         if len(cuts) == len(data.get("truncated") or {}):
             return {**data, **changed} if changed else data
-        return {**data, **redacted, "truncated": cuts}
+        return {**data, **bounded, **changed, "truncated": cuts}
 
     def deterministic_dict(self) -> dict[str, JSONValue]:
         """Everything but timing: equal for two runs with the same seed, whatever the backend."""

@@ -46,6 +46,22 @@ def redact(text: str) -> str:
     return _BEARER.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
 
 
+def has_secret(value: Any) -> bool:
+    """Whether `redact_value` would change `value` (a cheap scan: most texts hold no credential word at all)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _HINT.search(item) is not None or any(secret in item for secret in _SECRETS):
+                return redact(item) != item
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return False
+
+
 def redact_value(value: Any) -> Any:
     """A JSON value with `redact` applied to every string in it (keys included)."""
     if isinstance(value, str):

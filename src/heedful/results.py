@@ -33,11 +33,18 @@ def report(
 
 
 def report_text(
-    run_dir: Path | str, *, format: str = "table", resamples: int = 10_000, cluster: str | None = None, seed: int = 0
+    run_dir: Path | str,
+    *,
+    format: str = "table",
+    resamples: int = 10_000,
+    cluster: str | None = None,
+    seed: int = 0,
+    full: bool = True,
 ) -> str:
     """The report as text in `format` (heedful.report.REPORT_FORMATS): "table", the terminal table in the suite's
     own layout with a usage line for model runs; "json" or "csv", every row; "markdown" or "latex", the suite's
-    paper tables and then every row (booktabs `table` floats with a caption naming suite, agent and records)."""
+    paper tables and then every row (booktabs `table` floats with a caption naming suite, agent and records).
+    `full=False` makes "table" the short report `heedful report` prints, which leads with the headline table."""
     from heedful.report.formats import check_format, render
 
     check_format(format)
@@ -50,6 +57,8 @@ def report_text(
         caption=found.caption,
         agent=found.manifest.spec.agent,
         flags=run_flags(found.manifest),
+        full=full,
+        run=str(run_dir),
     )
 
 
@@ -115,14 +124,9 @@ def plot(runs: Sequence[Path | str], out: Path | str, *, resamples: int = 10_000
         MissingDependencyError: matplotlib is not installed (heedful[plots]).
         RunError: a path that is not a run.
     """
-    from heedful.report.plot import (
-        RunRows,
-        figure_format,
-        figure_title,
-        legend_labels,
-        require_matplotlib,
-        write_figure,
-    )
+    from heedful.report.labels import short_labels
+    from heedful.report.plot import RunRows, figure_format, figure_title, require_matplotlib, write_figure
+    from heedful.report.reference import reference
     from heedful.runner.manifest import read_manifest
 
     out = Path(out)
@@ -141,9 +145,13 @@ def plot(runs: Sequence[Path | str], out: Path | str, *, resamples: int = 10_000
     layout = found[0].suite.figure
     if layout is None:
         raise ConfigError(f"suite {suites[0]} declares no figure (Suite.figure); use heedful report")
-    labels = legend_labels([run_name(f.manifest, f.suite) for f in found], [Path(run).name for run in runs])
+    if len(found) == 1:
+        labels = [run_name(found[0].manifest, found[0].suite)]
+    else:  # the agent and the options that differ: what tells the bars apart
+        labels = short_labels([f.manifest for f in found], [Path(run) for run in runs])
     series = [RunRows(label, f.rows) for label, f in zip(labels, found, strict=True)]
-    write_figure(layout, series, out, figure_title(suites[0], [f.records for f in found]))
+    title = figure_title(suites[0], [f.records for f in found])
+    write_figure(layout, series, out, title, reference_label=reference(suites[0]).label)
     return out
 
 
@@ -236,12 +244,14 @@ def compare_text(
     run_a: Path | str, run_b: Path | str, *, resamples: int = 10_000, seed: int = 0, strict: bool = False
 ) -> str:
     """The paired comparison as a terminal table, in the suite's own layout where it has one."""
+    from heedful.report.labels import differences_line
     from heedful.runner.manifest import read_manifest
     from heedful.suites.registry import get_suite
 
     rows = compare(run_a, run_b, resamples=resamples, seed=seed, strict=strict)  # both runs of one suite
     pairs = pairing_line(_records(run_a)[1], _records(run_b)[1])
-    title = f"A: {describe_run(run_a)}\nB: {describe_run(run_b)}\n{pairs}"
+    differences = differences_line(read_manifest(Path(run_a)), read_manifest(Path(run_b)))
+    title = f"A: {describe_run(run_a)}\nB: {describe_run(run_b)}\n{differences}\n{pairs}"
     return str(get_suite(read_manifest(Path(run_a)).spec.suite).render_comparison(rows, title))
 
 

@@ -174,7 +174,7 @@ def test_bad_input_gives_one_line_typed_errors(small_dataset: Path, tmp_path: Pa
             ["generate", "decisions", "--out", str(tmp_path / "g"), "--set", "atomic_familes=3"],
             "did you mean 'atomic_families'",
         ),
-        (["report", str(tmp_path / "nothing")], "manifest.json"),
+        (["report", str(tmp_path / "nothing")], "no run directory"),
     ]
     for args, expected in cases:
         result = heedful(*args)

@@ -10,7 +10,9 @@ import h5py
 import numpy as np
 import pytest
 import torch
+from bc_batch import check_batch_answers
 
+from heedful.agents.tabletop_bc import BCAgent
 from heedful.api import demos, evaluate, train
 from heedful.errors import ConfigError, DatasetError
 from heedful.learning.bc_image import random_shift
@@ -123,7 +125,11 @@ def test_the_bc_agent_runs_an_image_model_on_the_demos_render_size(camera_demos:
     assert manifest.agent["policy"] == "bc-image" and manifest.agent["image_size"] == 16
     assert manifest.agent["cameras"] == ["agentview", "wrist"]
     assert all(r.agent_info["predictions"] >= 1 and r.timing["bc_predict_ms_mean"] > 0 for r in records)
-    from heedful.agents.tabletop_bc import BCAgent
+    run_options = {"trials": 1, "level": ["L0"]}
+    batched = evaluate(**options, out=tmp_path / "batched", options=run_options, progress=False, batch=2)
+    assert batched.counts == {"ok": 2}
+    assert [r.agent_info for r in load_run(tmp_path / "batched")[1]] == [r.agent_info for r in records]
+    check_batch_answers(BCAgent(model=str(tmp_path / "model")))
     from heedful.capabilities import capabilities
 
     declared = capabilities(BCAgent(model=str(tmp_path / "model")))

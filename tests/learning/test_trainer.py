@@ -15,7 +15,9 @@ import h5py
 import numpy as np
 import pytest
 import torch
+from bc_batch import check_batch_answers
 
+from heedful.agents.tabletop_bc import BCAgent
 from heedful.api import demos, evaluate, train
 from heedful.conformance import check_agent
 from heedful.errors import ConfigError, DatasetError
@@ -125,6 +127,20 @@ def test_the_bc_agent_runs_a_trained_model_on_the_suite(demo_dir: Path, tmp_path
     assert all(r.status == "ok" and r.agent_info["predictions"] >= 1 for r in records)
     assert all(r.timing["bc_predict_ms_mean"] > 0 for r in records)
     assert manifest.agent["language"] == "none" and manifest.agent["policy"] == "bc-state"
+    lockstep = evaluate(
+        suite="tabletop",
+        agent="bc",
+        agent_args={"model": str(tmp_path / "model")},
+        out=tmp_path / "batched",
+        limit=2,
+        options={"trials": 1, "level": ["L0"]},
+        progress=False,
+        batch=2,
+    )
+    batched = load_run(tmp_path / "batched")[1]
+    assert lockstep.counts == {"ok": 2} and [r.agent_info for r in batched] == [r.agent_info for r in records]
+    assert all(r.timing["predict_batch_mean"] > 1 for r in batched)  # both trials on each call
+    check_batch_answers(BCAgent(model=str(tmp_path / "model")))
     with pytest.raises(ConfigError, match="replan must be"):
         evaluate(
             suite="tabletop",

@@ -267,11 +267,14 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def wait_until(condition: Callable[[], bool], timeout_s: float, what: str) -> None:
-    deadline = time.monotonic() + timeout_s
+def wait_until(condition: Callable[[], bool], what: str, process: subprocess.Popen[str]) -> None:
+    """Wait for `condition` as long as `process` (the run that makes it true) is alive: no fixed time, which a
+    loaded machine outlasts; a process that ended without it fails at once, with its output. The test's own
+    pytest timeout bounds the wait."""
     while not condition():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"timed out after {timeout_s} s waiting for {what}")
+        if process.poll() is not None:
+            out, err = process.communicate()
+            raise AssertionError(f"the process ended ({process.returncode}) before {what}:\n{out[-2000:]}{err[-2000:]}")
         time.sleep(0.05)
 
 

@@ -59,6 +59,9 @@ def test_a_run_records_text_finish_reason_and_tokens_and_reports_usage(
     assert all(r.raw_output and r.agent_info["finish_reason"] == "stop" for r in records)
     assert all(r.usage["prompt_tokens"] == 100 and r.usage["completion_tokens"] == 10 for r in records)
     assert manifest.agent["constrained"] is True and manifest.spec.agent_args["price_table"] == str(prices)
+    generation = manifest.generation or {}
+    assert generation["completion_tokens"] == 60 and generation["wall_s"] > 0
+    assert generation["tokens_per_s"] == pytest.approx(60 / generation["wall_s"], rel=0.01)
     totals = usage(report_json(out, capsys))
     assert totals["requests"] == 6 and totals["model_calls"] == 6 and totals["cache_hits"] == 0
     assert totals["prompt_tokens"] == 600 and totals["completion_tokens"] == 60

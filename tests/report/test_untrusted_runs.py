@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,7 @@ from heedful.cli.main import main
 from heedful.report.site import build_site
 from heedful.report.site.media import _stored_video
 from heedful.runner import load_run
+from heedful.runner.manifest import read_manifest, run_identity, write_manifest
 from heedful.runner.store import RunStore
 from heedful.suites.tabletop.trial_video import TrialVideoError, TrialVideos
 
@@ -24,11 +27,16 @@ def _site_entries(out: Path) -> list[dict[str, object]]:
 
 
 def _with_agent(source: Path, target: Path, agent: str, agent_args: dict[str, str]) -> Path:
-    """A copy of the run `source` whose manifest names `agent` (what a hostile sender would write)."""
+    """A copy of the run `source` whose manifest names `agent`, written as a hostile sender would: with its digests
+    recomputed (a digest proves no edit by accident, not who wrote the run)."""
     shutil.copytree(source, target)
-    manifest = json.loads((target / "manifest.json").read_text(encoding="utf-8"))
-    manifest["spec"].update(agent=agent, agent_args=agent_args)
-    (target / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    manifest = read_manifest(target)
+    spec = manifest.spec.model_copy(update={"agent": agent, "agent_args": agent_args})
+    identity = run_identity(spec)
+    with sqlite3.connect(target / "records.sqlite") as conn:  # the records re-stamped as the new run's
+        conn.execute("UPDATE records SET producer = ?", (identity,))
+    conn.close()
+    write_manifest(target, manifest.model_copy(update={"spec": spec, "run_identity": identity}))
     return target
 
 
@@ -63,9 +71,10 @@ def test_a_module_class_agent_is_re_run_only_when_the_user_names_it(
     (tmp_path / "trusted_policy.py").write_text("from heedful.agents.tabletop import OracleAgent\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)  # MODULE:CLASS imports from the current directory first
     run = _with_agent(site_runs["tt_oracle"], tmp_path / "mine", "trusted_policy:OracleAgent", {})
+    with pytest.raises(TrialVideoError, match="record with --video to keep a video"):
+        assert TrialVideos(run).agent_class is None  # not named by the user: never imported
+    assert "trusted_policy" not in sys.modules
     args = ["view", str(run), "--out", str(tmp_path / "site"), "--episodes", "1", "--no-progress"]
-    assert main(args) == 0
-    assert _site_entries(tmp_path / "site")[0]["media"]["kind"] == "note"  # type: ignore[index]
     assert main([*args, "--rerun-agent", "trusted_policy:OracleAgent"]) == 0
     assert "module 'trusted_policy' is imported" in capsys.readouterr().err
     assert _site_entries(tmp_path / "site")[0]["media"]["kind"] == "video"  # type: ignore[index]
@@ -85,6 +94,7 @@ def test_a_record_naming_a_file_outside_the_run_never_gets_it_into_the_site(
         for record, path in zip(records, (secret, linked), strict=True):
             prediction = {**record.prediction, "video": str(path)}
             store.put(record.model_copy(update={"prediction": prediction}), manifest.run_identity)
+        write_manifest(run, manifest.model_copy(update={"records_digest": store.digest()}))  # as a sender would
     site = tmp_path / "site"
     build_site([run], site, episodes="all", max_media=1, progress=False)  # the first trial: the absolute path
     entry = _site_entries(site)[0]

@@ -99,6 +99,20 @@ def test_decisions_records_are_the_same_on_ray_as_serial_and_in_the_pool(cluster
     assert len(serial) >= 24 and bodies(tmp_path / "pool") == serial and bodies(tmp_path / "ray") == serial
 
 
+def test_own_class_from_the_start_directory_runs_on_ray_actors(
+    cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the actors were started without this directory on any path: the run must tell them where the module is
+    (tmp_path / "h45_ray_user.py").write_text(
+        "from heedful.agents.decisions import RandomValidAgent\n\n\nclass Mine(RandomValidAgent):\n    pass\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    common = ["run", "decisions", "--limit", "6", "--seed", "3", "--no-progress"]
+    assert main([*common, "--agent", "random-valid", "--out", "serial"]) == 0
+    assert main([*common, "--agent", "h45_ray_user:Mine", "--out", "ray", "--workers", "2", "--backend", "ray"]) == 0
+    assert bodies(tmp_path / "ray") == bodies(tmp_path / "serial")
+
+
 @pytest.mark.usefixtures("killer")
 def test_a_worker_killed_mid_chunk_costs_only_its_chunk(cluster: Any, tmp_path: Path) -> None:
     episodes = make_episodes(40)
@@ -208,6 +222,32 @@ def test_tabletop_records_are_the_same_on_ray_as_serially(cluster: Any, tmp_path
     assert main([*common, "--out", str(tmp_path / "ray"), "--workers", "2", "--backend", "ray"]) == 0
     serial = bodies(tmp_path / "serial")
     assert len(serial) == 4 and bodies(tmp_path / "ray") == serial
+
+
+def test_tabletop_records_in_lockstep_on_ray_are_the_unbatched_runs(
+    cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("mujoco")
+    from heedful.api import evaluate
+
+    monkeypatch.setitem(AGENTS._targets, "tabletop/stepwise", "lockstep_controllers:StepwisePolicy")
+    common: dict[str, Any] = {
+        "suite": "tabletop",
+        "agent": "stepwise",
+        "agent_args": {"crash": True},
+        "limit": 3,
+        "order": "file",
+        "options": {"trials": 1, "level": ["L0"]},
+        "progress": False,
+    }
+    evaluate(out=tmp_path / "serial", **common)
+    evaluate(out=tmp_path / "ray", batch=3, backend="ray", **common)
+    serial = bodies(tmp_path / "serial")
+    assert len(serial) == 3 and bodies(tmp_path / "ray") == serial
+    assert (
+        '"crashed"' in serial[0]
+        and max(r.timing.get("predict_batch_mean", 0) for r in load_run(tmp_path / "ray")[1]) > 1
+    )
 
 
 def test_household_records_are_the_same_on_ray_as_serially(cluster: Any, tmp_path: Path) -> None:

@@ -19,12 +19,14 @@ from typing import Any
 
 from heedful.agents.base import AgentReply
 from heedful.errors import ConfigError
+from heedful.extras import needs
 from heedful.llm.engine import ChatEngine
 from heedful.llm.prompts import load_prompt
 from heedful.llm.request import ChatRequest, Sampling
 from heedful.llm.session import SESSION_ARGS, TEXT_ONLY, LLMSession, check_session_kwargs
 from heedful.llm.structured import decision_schema
 from heedful.records import PROMPT, prompt_reference
+from heedful.requirements import Requirement
 
 __all__ = ["SESSION_ARGS", "TEXT_ONLY", "LLMDecisionAgent", "SessionAgent", "check_llm_kwargs"]
 
@@ -33,6 +35,12 @@ class SessionAgent:
     """Base of the language-model agents: owns `session` and declares what it decides (see the module docstring)."""
 
     name = "session"
+
+    @staticmethod
+    def requirements(agent_args: Mapping[str, Any]) -> tuple[Requirement, ...]:
+        """openai (the client), and xllamacpp when no --base-url names an external server (the embedded one)."""
+        return needs("openai") if agent_args.get("base_url") else needs("openai", "xllamacpp")
+
     session_args = SESSION_ARGS
 
     def __init__(self, **session: Any) -> None:

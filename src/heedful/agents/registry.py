@@ -9,10 +9,15 @@ arguments from `--agent-arg KEY=VALUE` (or a Python dict).
 from __future__ import annotations
 
 import inspect
+from types import ModuleType
 from typing import Any
 
 from heedful.errors import ConfigError, UnknownNameError
 from heedful.registry import Registry, suggest
+
+USER_DIRS: dict[str, str] = {}
+"""Top-level module -> the directory `--agent MODULE:CLASS` imported it from (the current directory then), so
+that spawned workers and Ray actors import the same module (heedful.runner.backends)."""
 
 AGENTS: Registry[Any] = Registry(
     kind="agent",
@@ -167,18 +172,13 @@ def import_agent(target: str) -> Any:
     Raises:
         ConfigError: the module does not import or has no such class (with did-you-mean).
     """
-    import importlib
     import os
-    import sys
 
     module_name, _, attr = target.partition(":")
     if not module_name or not attr:
         raise ConfigError(f"--agent {target!r}: write MODULE:CLASS, e.g. mypolicy:MyPolicy")
-    added = os.getcwd() not in sys.path
-    if added:  # only for this import: a file in the current directory must not shadow a library later
-        sys.path.insert(0, os.getcwd())
     try:
-        module = importlib.import_module(module_name)
+        module = import_first_from([os.getcwd()], module_name)
     except ModuleNotFoundError as exc:
         if exc.name != module_name.split(".")[0] and exc.name != module_name:
             raise ConfigError(f"--agent {target}: importing {module_name!r} failed: {exc}") from exc
@@ -188,9 +188,9 @@ def import_agent(target: str) -> Any:
         ) from exc
     except ImportError as exc:
         raise ConfigError(f"--agent {target}: importing {module_name!r} failed: {exc}") from exc
-    finally:
-        if added and os.getcwd() in sys.path:
-            sys.path.remove(os.getcwd())
+    where = getattr(module, "__file__", None)
+    if where is not None and os.path.abspath(where).startswith(os.getcwd() + os.sep):
+        USER_DIRS.setdefault(module_name.split(".")[0], os.getcwd())
     obj: Any = module
     for part in attr.split("."):
         if not hasattr(obj, part):
@@ -198,3 +198,26 @@ def import_agent(target: str) -> Any:
             raise ConfigError(f"--agent {target}: {module_name} has no {part!r}{suggest(part, names)}")
         obj = getattr(obj, part)
     return obj
+
+
+def user_dirs(cls: Any) -> dict[str, str]:
+    """{top-level module: directory} for a class `--agent MODULE:CLASS` imported from the current directory
+    (what a spawned worker must import from there too); empty for every other class."""
+    top = str(getattr(cls, "__module__", "")).split(".")[0]
+    return {top: USER_DIRS[top]} if top in USER_DIRS else {}
+
+
+def import_first_from(directories: list[str], module_name: str) -> ModuleType:
+    """Import `module_name` searching `directories` first, as `python -m` does with the current directory; for
+    this import only, so that a file there never shadows an installed library later."""
+    import importlib
+    import sys
+
+    added = [d for d in directories if d not in sys.path]
+    sys.path[:0] = added
+    try:
+        return importlib.import_module(module_name)
+    finally:
+        for directory in added:
+            if directory in sys.path:
+                sys.path.remove(directory)

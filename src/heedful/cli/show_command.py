@@ -20,8 +20,8 @@ def add_show(sub: Any, formatter: Any) -> None:
             "Print one episode of a run: the instruction the agent was given, what it observed (the state and "
             "candidates, the layout, the house) or the image path, the exact prompt of a language agent, the gold, "
             "the prediction and the raw model text, the scores (tabletop: every stage's Intent and Execution with "
-            "its reason), the status and the error. Episode ids are in `heedful export RUN` (tabletop trials "
-            "look like s1_L0_000_pickup/t0)."
+            "its reason), the status and the error. Episode ids are in `heedful export RUN --format jsonl --out -` "
+            "(tabletop trials look like s1_L0_000_pickup/t0)."
         ),
         epilog=(
             "examples:\n  heedful show runs/quickstart obj-12-f08-base\n"

@@ -20,7 +20,7 @@ def add_sweep(sub: Any, formatter: Any) -> None:
         description=(
             "Run every cell of a sweep file (agents or checkpoints x suites x seeds x option sets), each into its "
             "own resumable run directory OUT/SUITE/AGENT[/OPTIONS]/seedS, then print one table of every cell's "
-            "overall metrics with 95%% intervals and, with `baseline = AGENT`, the paired differences against that "
+            "overall metrics with 95% intervals and, with `baseline = AGENT`, the paired differences against that "
             "agent. Run the same command again to continue a stopped sweep. The file format is in heedful.sweep's "
             "docstring (python -c 'import heedful.sweep; help(heedful.sweep)')."
         ),

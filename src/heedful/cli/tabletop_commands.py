@@ -89,7 +89,7 @@ def add_demos(sub: Any, formatter: Any) -> None:
         "--workers",
         type=int,
         default=1,
-        help="with --format lerobot: processes recording demos while this one writes them (same dataset for any N)",
+        help="processes recording demos while this one writes them (the same files for any N)",
     )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.set_defaults(handler=cmd_demos)

@@ -55,10 +55,11 @@ def random_shift(images: torch.Tensor, pad: int, generator: torch.Generator) -> 
     padded = nn.functional.pad(
         images.permute(0, 1, 4, 2, 3).float().flatten(1, 2), (pad, pad, pad, pad), mode="replicate"
     ).view(batch, -1, 3, height + 2 * pad, width + 2 * pad)
-    offsets = torch.randint(0, 2 * pad + 1, (2, batch), generator=generator)
-    rows = (offsets[0][:, None] + torch.arange(height))[:, :, None]
-    cols = (offsets[1][:, None] + torch.arange(width))[:, None, :]
-    shifted = padded[torch.arange(batch)[:, None, None], :, :, rows, cols]  # (B, H, W, C, 3)
+    device = images.device  # the offsets come from the (CPU) generator; the shift runs where the images are
+    offsets = torch.randint(0, 2 * pad + 1, (2, batch), generator=generator).to(device)
+    rows = (offsets[0][:, None] + torch.arange(height, device=device))[:, :, None]
+    cols = (offsets[1][:, None] + torch.arange(width, device=device))[:, None, :]
+    shifted = padded[torch.arange(batch, device=device)[:, None, None], :, :, rows, cols]  # (B, H, W, C, 3)
     return shifted.permute(0, 3, 1, 2, 4).to(torch.uint8)
 
 

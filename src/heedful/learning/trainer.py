@@ -189,6 +189,7 @@ def train(
         chunks[fit_rows].reshape(-1, 7).std(0),
     )
     model.to(device)
+    inputs, chunks, language = _on_device((*inputs, chunks, language), device, log)
     guard_triton()  # the optimizer imports torch's compiler stack; this process may have rendered with EGL
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     history: list[dict[str, float]] = []
@@ -212,7 +213,7 @@ def train(
         ]
         total, count = 0.0, 0
         for b in range(batches):
-            rows = order[b * config.batch_size : (b + 1) * config.batch_size]
+            rows = order[b * config.batch_size : (b + 1) * config.batch_size].to(chunks.device)
             shifts = torch.Generator().manual_seed((config.seed * 100_003 + epoch) * 100_003 + b)
             batch = [x.to(device) for x in model.augment(tuple(x[rows] for x in inputs), shifts)]
             target = (chunks[rows].to(device) - model.action_mean) / model.action_std
@@ -252,6 +253,21 @@ def train(
     return result
 
 
+def _on_device(tensors: tuple[Any, ...], device: str, log: Callable[[str], None]) -> tuple[tuple[Any, ...], Any, Any]:
+    """(inputs, chunks, language), moved to `device` once when they fit in half its free memory: each batch is then
+    gathered and shifted there instead of on the CPU, which kept a GPU waiting (the shift's offsets still come from
+    the CPU generator, and a shift is exact on any device, so the batches are the same)."""
+    import torch
+
+    size = sum(t.numel() * t.element_size() for t in tensors)
+    if device != "cpu" and size > torch.cuda.mem_get_info()[0] // 2:
+        log(f"the demos ({size / 1e9:.1f} GB) stay in host memory: too large for the device")
+        moved = tensors
+    else:
+        moved = tuple(t.to(device) for t in tensors)
+    return moved[:-2], moved[-2], moved[-1]
+
+
 def _inputs(samples: DemoSamples, image_policy: bool) -> tuple[Any, ...]:
     """The network's inputs over all samples: (state,) or (images, proprio)."""
     import torch
@@ -269,7 +285,7 @@ def _evaluate(model: Any, inputs: tuple[Any, ...], language: Any, chunks: Any, r
     total = 0.0
     with torch.no_grad():
         for start in range(0, len(rows), 1024):
-            r = torch.from_numpy(rows[start : start + 1024])
+            r = torch.from_numpy(rows[start : start + 1024]).to(chunks.device)
             target = (chunks[r].to(device) - model.action_mean) / model.action_std
             pred = model(*(x[r].to(device) for x in inputs), language[r].to(device))
             total += float(torch.nn.functional.l1_loss(pred, target, reduction="sum")) / target[0].numel()

@@ -43,6 +43,7 @@ SESSION_ARGS = frozenset(
         "max_requests",
         "price_table",
         "api_key_env",
+        "threads",  # its default follows the machine's load, so a resume may change it (the manifest says which)
     }
 )
 """Arguments that change how a session runs, not what is evaluated: a resume may change them."""

@@ -29,10 +29,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from heedful.errors import AgentInterfaceError, AgentTimeoutError, ConfigError
+from heedful.extras import needs
 from heedful.redact import register_secret
 from heedful.remote.adapters import action_chunk, load_adapter
 from heedful.remote.link import PolicyLink
 from heedful.remote.wire import EPISODE_KEY, NEEDS_KEY, jsonable, metadata_summary
+from heedful.requirements import Requirement
 
 DEFAULT_PORT = 8000  # openpi's serve_policy.py default
 EPISODE_INFO = ("auto", "always", "never")
@@ -64,6 +66,12 @@ class RemoteAgent:
     """
 
     name = "remote"
+
+    @staticmethod
+    def requirements(agent_args: dict[str, Any]) -> tuple[Requirement, ...]:
+        """openpi-client and its transport."""
+        return needs("openpi_client", "websockets", "msgpack")
+
     # How long to wait may change on --resume; nothing that shapes results may: the server's address is part of the
     # run's identity, and its metadata digest is compared on resume (another policy never answers half a run).
     session_args = ("connect_timeout", "request_timeout", "connect_retries", "api_key_env")

@@ -3,7 +3,8 @@
     AGENTS.register("tabletop/remote-pool", "heedful.remote.pool:RemotePoolAgent")
     evaluate(suite="tabletop", agent="remote-pool", agent_args={"urls": ["ws://a:8000", "ws://b:8000"]}, ...)
 
-The pool declares `concurrency = len(urls)`, so the runner keeps that many rollouts in flight (in threads of one
+The pool declares `concurrency = len(urls) * in_flight` (`in_flight` episodes on each server, for servers that
+batch their clients' requests), so the runner keeps that many rollouts in flight (in threads of one
 process: run it with one worker, the servers are the parallelism). Each episode checks out a free server for the
 whole episode: a policy server may keep state between requests, so an episode never moves to another server once
 it has sent a request. A server that cannot be reached when an episode starts (after `connect_retries`, as for
@@ -30,7 +31,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from heedful.errors import AgentInterfaceError, AgentTimeoutError, ConfigError
+from heedful.extras import needs
 from heedful.remote.agent import RemoteAgent
+from heedful.requirements import Requirement
 
 WAIT_S = 0.5
 """How often an episode waiting for a free server checks that some server is still in rotation."""
@@ -46,16 +49,26 @@ class RemotePoolAgent:
 
     Args:
         urls: The servers, ws://HOST:PORT each, serving the same policy.
+        in_flight: Episodes in flight on each server (one connection each): a server that batches its clients'
+            requests (`heedful serve --max-batch`, `heedful.remote.batching`) then answers them together.
         **remote_args: Everything else `RemoteAgent` takes (replan, adapter, timeouts, retries, adapter arguments).
     """
 
     name = "remote-pool"
-    session_args = ("connect_timeout", "request_timeout", "connect_retries", "api_key_env")  # not urls: see RemoteAgent
+
+    @staticmethod
+    def requirements(agent_args: dict[str, Any]) -> tuple[Requirement, ...]:
+        """openpi-client and its transport."""
+        return needs("openpi_client", "websockets", "msgpack")
+
+    # not urls: see RemoteAgent; in_flight changes how many episodes run at once, not what they record
+    session_args = ("in_flight", "connect_timeout", "request_timeout", "connect_retries", "api_key_env")
 
     def __init__(
         self,
         *,
         urls: Sequence[str],
+        in_flight: int = 1,
         replan: int = 5,
         adapter: str = "libero",
         connect_timeout: float = 30.0,
@@ -69,6 +82,8 @@ class RemotePoolAgent:
             raise ConfigError(f"urls must be a non-empty list of ws://HOST:PORT addresses, got {urls!r}")
         if len(set(urls)) != len(urls):
             raise ConfigError(f"urls lists a server twice: {list(urls)!r}; one slot per server")
+        if not isinstance(in_flight, int) or isinstance(in_flight, bool) or in_flight < 1:
+            raise ConfigError(f"in_flight must be a positive integer (episodes per server), got {in_flight!r}")
         if {"url", "host", "port"} & set(remote_args):
             raise ConfigError("give a pool's servers as urls=[...], not url / host / port")
         remote_args |= {
@@ -78,7 +93,8 @@ class RemotePoolAgent:
             "request_timeout": request_timeout,
             "connect_retries": connect_retries,
         }
-        self.members = [RemoteAgent(url=url, **remote_args) for url in urls]
+        self.urls, self.in_flight = list(urls), in_flight
+        self.members = [RemoteAgent(url=url, **remote_args) for url in urls for _ in range(in_flight)]
         self.concurrency = len(self.members)
         self.cameras = self.members[0].cameras
         self.out_of_rotation: dict[str, str] = {}
@@ -167,7 +183,8 @@ class RemotePoolAgent:
             **first,
             "name": self.name,
             "url": None,
-            "urls": [member.url for member in self.members],
+            "urls": list(self.urls),
+            **({"in_flight": self.in_flight} if self.in_flight > 1 else {}),
             "out_of_rotation": dict(self.out_of_rotation),
         }
 
@@ -204,7 +221,7 @@ class RemotePoolAgent:
                 member = self._free.get(timeout=WAIT_S)
             except queue.Empty:
                 with self._lock:
-                    if len(self.out_of_rotation) == len(self.members):
+                    if len(self.out_of_rotation) == len(self.urls):
                         raise AgentInterfaceError(
                             f"every policy server of the pool is out of rotation: {self._reasons()}"
                         ) from None

@@ -8,6 +8,7 @@ suite's episode schema, `heedful schema SUITE`): JSONL keeps their nested values
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -129,9 +130,21 @@ def write_parquet(rows: list[dict[str, Any]], out: Path) -> None:
     pq.write_table(table, out)
 
 
+STDOUT = Path("-")
+"""`--out -`: JSON lines on standard output (`heedful export RUN --format jsonl --out - | head`)."""
+
+
 def export(source: Path, out: Path, fmt: str) -> int:
-    """Write `source` to `out` in `fmt` ("jsonl" or "parquet"); returns the number of rows."""
+    """Write `source` to `out` in `fmt` ("jsonl" or "parquet"; `out` "-": JSON lines on stdout); returns the
+    number of rows."""
+    if out == STDOUT and fmt != "jsonl":
+        raise ConfigError("--out - writes JSON lines to standard output: use --format jsonl, or name a .parquet file")
     rows = rows_of(source)
+    if out == STDOUT:
+        for row in rows:
+            sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+        return len(rows)
     out.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "jsonl":
         write_jsonl(rows, out)

@@ -54,6 +54,8 @@ def render(
     caption: str,
     agent: str,
     flags: Sequence[str] = (),
+    full: bool = True,
+    run: str = "RUN",
 ) -> str:
     """The report of a run of `suite` in format `fmt` (heedful.report.REPORT_FORMATS).
 
@@ -66,6 +68,9 @@ def render(
         agent: The agent's name, for LaTeX labels.
         flags: The run's flags (heedful.report.flags): in JSON every row carries them as `agent_flags`; the other
             formats show them in the title or caption.
+        full: "table" only: every group's block in the suite's layout; False: the short report that leads with
+            the headline table (heedful.report.summary).
+        run: How to name the run in the short report's pointer to `--full`.
     """
     from heedful.report.latex import label_for, to_latex
     from heedful.report.render import rows_to_json
@@ -79,7 +84,13 @@ def render(
         return to_markdown(rows, title, suite.paper_tables)
     if fmt == "latex":
         return to_latex(rows, caption, suite.paper_tables, label_for(suite.name, agent))
-    text = str(suite.render_report([row for row in rows if row.group != USAGE_GROUP], title))
+    plain = [row for row in rows if row.group != USAGE_GROUP]
+    if full:
+        text = str(suite.render_report(plain, title))
+    else:
+        from heedful.report.summary import summary_report
+
+        text = summary_report(suite, plain, title, run)
     usage = format_usage(rows)
     return f"{text}\n{usage}" if usage else text
 

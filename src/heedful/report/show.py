@@ -39,7 +39,7 @@ def show_episode(run_dir: Path, episode_id: str, *, dataset: Path | None = None,
         if record is None:
             raise RunError(
                 f"run {run_dir} has no record of episode {episode_id!r}{suggest(episode_id, records)}; "
-                f"`heedful export {run_dir}` lists every episode id"
+                f"`heedful export {run_dir} --format jsonl --out -` lists every episode id"
             )
         prompt = record.inputs.get(PROMPT)
         prompt_text = store.prompt_text(str(prompt["sha256"])) if isinstance(prompt, dict) else None

@@ -27,11 +27,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from heedful.agents.registry import AGENTS, agent_class, make_agent
+from heedful.agents.registry import AGENTS, agent_class, import_first_from, make_agent, user_dirs
 from heedful.capabilities import capabilities
 from heedful.errors import AgentInterfaceError, AgentTimeoutError, BudgetExceededError, HeedfulError, RunError
 from heedful.records import Record, Status
 from heedful.requirements import check_requirements
+from heedful.runner.lockstep import lockstep_rollouts
 from heedful.runner.manifest import RunSpec
 from heedful.runner.ray_options import RayOptions
 from heedful.seeding import derive_seed
@@ -48,7 +49,8 @@ PARENT_POLL_S = 1.0
 class Work:
     """What a backend runs.
 
-    `todo` holds (dataset index, episode) pairs; `train` is what a Fittable agent fits on.
+    `todo` holds (dataset index, episode) pairs; `train` is what a Fittable agent fits on; `batch` is how many
+    episodes of one worker step in lockstep on one batched policy call (see `heedful.runner.lockstep`).
     """
 
     spec: RunSpec
@@ -56,6 +58,7 @@ class Work:
     agent: Any
     train: Sequence[Any]
     todo: Sequence[tuple[int, Any]]
+    batch: int = 1
 
 
 def crash_message(exc: BaseException) -> str:
@@ -125,15 +128,19 @@ def agent_concurrency(agent: Any) -> int:
 
 
 def rollouts(
-    suite: Suite, agent: Any, items: Iterable[tuple[int, Any]], spec: RunSpec, concurrency: int = 1
+    suite: Suite, agent: Any, items: Iterable[tuple[int, Any]], spec: RunSpec, concurrency: int = 1, batch: int = 1
 ) -> Iterator[Record]:
     """Roll out (index, episode) pairs, yielding each record as it finishes.
 
     With `concurrency > 1`, that many rollouts run at once in threads, so the agent must be thread-safe
     (a language-model agent waiting on a server). Records are the same as serially: each rollout depends
     only on its episode and its derived seed. When a rollout raises (a budget stop), no new rollout
-    starts; those in flight finish and are yielded, then the error is re-raised.
+    starts; those in flight finish and are yielded, then the error is re-raised. With `batch > 1`, that many
+    controller rollouts step in lockstep on one `predict_batch` call per step (`heedful.runner.lockstep`).
     """
+    if batch > 1:
+        yield from lockstep_rollouts(suite, agent, iter(items), spec, batch)
+        return
     if concurrency <= 1:
         for index, episode in items:
             yield rollout_one(suite, agent, episode, index, spec)
@@ -192,7 +199,7 @@ def _serial(work: Work) -> Generator[list[Record], None, None]:
     if not work.todo:
         return
     fit_agent(work.agent, work.train)
-    for record in rollouts(work.suite, work.agent, work.todo, work.spec, agent_concurrency(work.agent)):
+    for record in rollouts(work.suite, work.agent, work.todo, work.spec, agent_concurrency(work.agent), work.batch):
         yield [record]
 
 
@@ -218,23 +225,29 @@ def _worker_setup(work: Work) -> dict[str, Any]:
     # Registrations made at run time (tests, notebooks) do not exist in a spawned worker, so the worker
     # re-registers each name with the import path of the object the main process resolved.
     spec = work.spec
+    agent_cls = agent_class(spec.agent, spec.suite)
     return {
         "spec": spec.model_dump_json(),
+        # `--agent MODULE:CLASS` from the current directory: the worker imports it from there too
+        "user_dirs": user_dirs(agent_cls),
         "suite_target": import_target(SUITES.get(spec.suite), f"suite {spec.suite!r}"),
-        "agent_target": import_target(agent_class(spec.agent, spec.suite), f"agent {spec.agent!r}"),
+        "agent_target": import_target(agent_cls, f"agent {spec.agent!r}"),
         "train": [ep.model_dump_json() for ep in work.train] if capabilities(work.agent).fittable else [],
+        "batch": work.batch,
     }
 
 
-def _chunks(todo: Sequence[tuple[int, Any]], workers: int) -> list[list[tuple[int, str]]]:
-    size = max(1, min(CHUNK_SIZE, math.ceil(len(todo) / workers)))
+def _chunks(todo: Sequence[tuple[int, Any]], workers: int, batch: int = 1) -> list[list[tuple[int, str]]]:
+    # Lockstep needs a chunk of at least `batch` episodes (twice that keeps the batch full as episodes end), but
+    # never so large that some workers get nothing.
+    size = max(1, min(max(CHUNK_SIZE, 2 * batch), math.ceil(len(todo) / workers)))
     items = [(index, episode.model_dump_json()) for index, episode in todo]
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
 def _pool(work: Work, workers: int) -> Generator[list[Record], None, None]:
     setup = _worker_setup(work)
-    chunks = _chunks(work.todo, workers)
+    chunks = _chunks(work.todo, workers, work.batch)
     executor = ProcessPoolExecutor(
         max_workers=min(workers, len(chunks)),
         mp_context=multiprocessing.get_context("spawn"),
@@ -304,6 +317,7 @@ class _WorkerState:
     spec: RunSpec
     suite: Suite
     agent: Any
+    batch: int
 
 
 _STATE: _WorkerState | None = None
@@ -331,15 +345,19 @@ def _init_worker(setup: dict[str, Any]) -> None:
     _exit_with_parent()
     try:
         spec = RunSpec.model_validate_json(setup["spec"])
+        for module, directory in dict(setup.get("user_dirs") or {}).items():
+            import_first_from([directory], module)
         SUITES.register(spec.suite, setup["suite_target"])
         # `SUITE/NAME` is the first name make_agent tries, so the worker builds the class the main resolved.
         AGENTS.register(f"{spec.suite}/{spec.agent}", setup["agent_target"])
         suite = get_suite(spec.suite)
         check_requirements(spec.suite, suite.requirements(spec.options))  # imported here, where they are used
+        declared = capabilities(agent_class(spec.agent, spec.suite)).required(spec.agent_args)
+        check_requirements(f"{spec.suite} --agent {spec.agent}", declared)  # the agent's, likewise
         agent = make_agent(spec.agent, spec.agent_args, suite=spec.suite)
         if capabilities(agent).fittable:
             agent.fit([suite.parse_episode(text) for text in setup["train"]])
-        _STATE = _WorkerState(spec=spec, suite=suite, agent=agent)
+        _STATE = _WorkerState(spec=spec, suite=suite, agent=agent, batch=int(setup.get("batch", 1)))
     except HeedfulError as err:  # a typed error (a requirement that does not import) needs no traceback
         _SETUP_ERROR = f"setting up the worker failed: {type(err).__name__}: {err}"
     except Exception:
@@ -354,7 +372,8 @@ def _run_chunk(items: list[tuple[int, str]]) -> dict[str, Any]:
     try:
         pairs = ((index, state.suite.parse_episode(text)) for index, text in items)
         concurrency = agent_concurrency(state.agent)
-        records = [r.model_dump_json() for r in rollouts(state.suite, state.agent, pairs, state.spec, concurrency)]
+        found = rollouts(state.suite, state.agent, pairs, state.spec, concurrency, state.batch)
+        records = [r.model_dump_json() for r in found]
     except Exception:
         return {"error": traceback.format_exc()}
     return {"records": records}

@@ -84,6 +84,11 @@ class RunManifest(BaseModel):
     agent: dict[str, Any] = Field(default_factory=dict, description="The agent's own description.")
     counts: dict[str, int] = Field(default_factory=dict, description="Stored records per status.")
     wall_time_s: float = Field(default=0.0, description="Wall time summed over every session of the run.")
+    generation: dict[str, float] | None = Field(
+        default=None,
+        description="Language-model agents: the last session's completion tokens, their wall time and tokens per "
+        "second, as measured (the embedded server's threads are under agent.server).",
+    )
     sessions: int = Field(default=1, description="How many times the run was started or resumed.")
     workers: int = Field(default=1, description="Worker processes (or Ray actors) of the last session.")
     backend: str = Field(
@@ -236,10 +241,27 @@ def write_manifest(run_dir: Path, manifest: RunManifest) -> None:
         raise
 
 
+def _near_runs(run_dir: Path) -> str:
+    """' (did you mean X?)' naming the closest run directory beside `run_dir`, or where the runs there are."""
+    from heedful.registry import suggest
+
+    parent = run_dir.parent
+    try:
+        runs = sorted(p.name for p in parent.iterdir() if (p / MANIFEST_NAME).is_file())
+    except OSError:  # the parent is missing too, or unreadable
+        return ""
+    near = suggest(run_dir.name, runs)
+    if near:
+        return near.replace(repr(near.split("'")[1]), repr(str(parent / near.split("'")[1])))
+    return f"; the runs in {parent} are: {', '.join(runs[:10])}" if runs else ""
+
+
 def read_manifest(run_dir: Path) -> RunManifest:
     """Read and validate `run_dir/manifest.json`; raise RunError if it is missing or malformed."""
     path = run_dir / MANIFEST_NAME
     if not path.is_file():
+        if not run_dir.exists():
+            raise RunError(f"no run directory {run_dir}{_near_runs(run_dir)}")
         raise RunError(f"no {MANIFEST_NAME} in {run_dir}: is this a run directory made by `heedful run`?")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))

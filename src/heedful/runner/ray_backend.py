@@ -107,7 +107,7 @@ def ray_execute(work: Work, workers: int, options: RayOptions) -> Generator[list
         return
     ray = import_ray()
     setup = backends._worker_setup(work)  # an agent no worker can import fails here, before Ray starts
-    chunks = backends._chunks(work.todo, workers)
+    chunks = backends._chunks(work.todo, workers, work.batch)
     started, reaper = _connect(ray, options, workers)
     actors: list[Any] = []
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import signal
 import sys
 import threading
@@ -21,6 +22,7 @@ from heedful.records import Record, Status
 from heedful.runner.backends import Work, execute
 from heedful.runner.commits import BatchedWriter, CommitPolicy
 from heedful.runner.lock import RunLock
+from heedful.runner.lockstep import check_batchable
 from heedful.runner.manifest import (
     MANIFEST_NAME,
     RunManifest,
@@ -52,6 +54,8 @@ class _Session:
     ray: RayOptions | None
     chosen: tuple[int, ...]
     """Dataset positions the run covers (`selected_positions`, computed once)."""
+    batch: int
+    """Episodes of one worker stepping in lockstep on one batched policy call (1: unbatched)."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +92,7 @@ def run(
     address: str | None = None,
     resources: str | Mapping[str, Any] | None = None,
     audit_stateless: int = 0,
+    batch: int = 1,
 ) -> RunResult:
     """Run `spec.agent` on `episodes` (or the `spec.limit` of them that `spec.order` selects, see
     `heedful.sampling`) and store every record in `run_dir`.
@@ -116,6 +121,8 @@ def run(
         resources: What each Ray worker reserves, as JSON text or a mapping (`{"CPU": 1, "GPU": 0.25}`).
         audit_stateless: After the run, replay this many of its episodes on a fresh agent in another order, in this
             process, and record in the manifest whether any answer changed (heedful.runner.stateless); 0: no audit.
+        batch: Episodes each worker steps in lockstep, answered by one `predict_batch` call per step (a controller
+            that declares it; see `heedful.runner.lockstep`). The records are those of an unbatched run.
 
     Returns:
         The run's directory, final manifest, counts per status, and the number of episodes run now.
@@ -144,35 +151,37 @@ def run(
     run_dir = Path(run_dir)
     suite = get_suite(spec.suite)
     _check_episodes(spec, suite, episodes)
-    agent = make_agent(spec.agent, spec.agent_args, suite=spec.suite)
-    try:
-        declared = capabilities(agent)
-        if (workers > 1 or ray is not None) and declared.has_budget:
-            raise ConfigError(
-                "a budget (--max-cost / --max-requests) is enforced in one process: run with --workers 1 and "
-                "without --backend ray (use --concurrency N to keep several requests in flight)"
-            )
-        _check_training(agent, _training(suite, agent, episodes if train is None else train), episodes)
-        _make_run_dir(run_dir)
-        with RunLock(run_dir), _sigterm_as_interrupt():
-            manifest = open_manifest(spec, run_dir, resume, declared.description(), workers, declared.session_args)
-            chosen = tuple(selected_positions(spec, suite, episodes))
-            planned = len(chosen)
-            where = "local" if ray is None else f"ray ({ray.address or 'a local instance'})"
-            # read after `description()`, which connects a remote agent: its declaration may depend on the server
-            privileged = capabilities(agent).privileged
-            update = {"planned": planned, "available": len(episodes), "backend": where, "privileged": privileged}
-            manifest = manifest.model_copy(update=update)
-            write_manifest(run_dir, manifest)  # a killed run still says how much it set out to do
-            session = _Session(workers, progress, retry_failed, commit or CommitPolicy(), ray, chosen)
-            result = _run_session(spec, suite, agent, episodes, train, run_dir, manifest, session)
-            if audit_stateless:
-                result = _audit_stateless(spec, suite, episodes, train, result, audit_stateless)
-            return result
-    finally:
-        close = capabilities(agent).close
-        if close is not None:
-            close()
+    with _workers_in_env(workers):  # the embedded model server shares the free cores among the workers
+        agent = make_agent(spec.agent, spec.agent_args, suite=spec.suite)
+        try:
+            declared = capabilities(agent)
+            check_batchable(agent, batch)
+            if (workers > 1 or ray is not None) and declared.has_budget:
+                raise ConfigError(
+                    "a budget (--max-cost / --max-requests) is enforced in one process: run with --workers 1 and "
+                    "without --backend ray (use --concurrency N to keep several requests in flight)"
+                )
+            _check_training(agent, _training(suite, agent, episodes if train is None else train), episodes)
+            _make_run_dir(run_dir)
+            with RunLock(run_dir), _sigterm_as_interrupt():
+                manifest = open_manifest(spec, run_dir, resume, declared.description(), workers, declared.session_args)
+                chosen = tuple(selected_positions(spec, suite, episodes))
+                planned = len(chosen)
+                where = "local" if ray is None else f"ray ({ray.address or 'a local instance'})"
+                # read after `description()`, which connects a remote agent: its declaration may depend on the server
+                privileged = capabilities(agent).privileged
+                update = {"planned": planned, "available": len(episodes), "backend": where, "privileged": privileged}
+                manifest = manifest.model_copy(update=update)
+                write_manifest(run_dir, manifest)  # a killed run still says how much it set out to do
+                session = _Session(workers, progress, retry_failed, commit or CommitPolicy(), ray, chosen, batch)
+                result = _run_session(spec, suite, agent, episodes, train, run_dir, manifest, session)
+                if audit_stateless:
+                    result = _audit_stateless(spec, suite, episodes, train, result, audit_stateless)
+                return result
+        finally:
+            close = capabilities(agent).close
+            if close is not None:
+                close()
 
 
 def _run_session(
@@ -186,6 +195,7 @@ def _run_session(
     session: _Session,
 ) -> RunResult:
     started = time.monotonic()
+    generated = _Generated()
     with RunStore(run_dir) as store:
         store.check_producer(manifest.run_identity)  # a resume never extends a run that mixes two
         try:
@@ -193,9 +203,9 @@ def _run_session(
             todo = run_order(todo, spec.seed) if suite.run_order == "shuffled" else todo
             _charge_previous_usage(agent, store)
             fit_on = _training(suite, agent, episodes if train is None else train)
-            work = Work(spec, suite, agent, fit_on, todo)
+            work = Work(spec, suite, agent, fit_on, todo, session.batch)
             writer = BatchedWriter(store, manifest.run_identity, session.commit)
-            newly_run = _execute(work, session.workers, writer, session.progress, session.ray)
+            newly_run = _execute(work, session.workers, writer, session.progress, generated, session.ray)
         except BudgetExceededError as exc:
             manifest = _with_server_counts(manifest, agent)
             _finish_after_error(exc, run_dir, manifest, store, "stopped", started, reason=str(exc))
@@ -211,6 +221,8 @@ def _run_session(
             manifest = _with_server_counts(manifest, agent)
             _finish_after_error(exc, run_dir, manifest, store, "failed", started, reason=_one_line(exc))
             raise
+        if generated.tokens:
+            manifest = manifest.model_copy(update={"generation": generated.summary()})
         manifest = _finish(run_dir, _with_server_counts(manifest, agent), store, "finished", started)
     return RunResult(run_dir=run_dir, manifest=manifest, counts=dict(manifest.counts), newly_run=newly_run)
 
@@ -252,6 +264,24 @@ def _with_server_counts(manifest: RunManifest, agent: Any) -> RunManifest:
 def _one_line(exc: BaseException) -> str:
     text = " ".join(str(exc).split())
     return f"{type(exc).__name__}: {text[:500]}"
+
+
+WORKERS_ENV = "HEEDFUL_WORKERS"  # the same name as heedful.llm.server.WORKERS_ENV (the runner imports no model code)
+"""How many worker processes share the machine: read by heedful.llm.server to size the embedded model's threads;
+spawned workers and a Ray instance started by the run inherit it."""
+
+
+@contextmanager
+def _workers_in_env(workers: int) -> Iterator[None]:
+    previous = os.environ.get(WORKERS_ENV)
+    os.environ[WORKERS_ENV] = str(workers)
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(WORKERS_ENV, None)
+        else:
+            os.environ[WORKERS_ENV] = previous
 
 
 def _charge_previous_usage(agent: Any, store: RunStore) -> None:
@@ -359,20 +389,47 @@ def _progress_bar(total: int, enabled: bool, desc: str) -> _Bar:
     return bar
 
 
-def _execute(work: Work, workers: int, writer: BatchedWriter, progress: bool, ray: RayOptions | None = None) -> int:
+@dataclass
+class _Generated:
+    """The completion tokens the records of this session report, and the wall time they took."""
+
+    tokens: int = 0
+    wall_s: float = 0.0
+
+    def summary(self) -> dict[str, float] | None:
+        if not self.tokens:
+            return None
+        rate = self.tokens / self.wall_s if self.wall_s > 0 else 0.0
+        return {"completion_tokens": self.tokens, "wall_s": round(self.wall_s, 3), "tokens_per_s": round(rate, 2)}
+
+
+def _execute(
+    work: Work,
+    workers: int,
+    writer: BatchedWriter,
+    progress: bool,
+    generated: _Generated,
+    ray: RayOptions | None = None,
+) -> int:
     """Run the work, committing its records (marked with the run's identity) in batches, the pending ones on every
     exit; return how many were run."""
     bar = _progress_bar(len(work.todo), progress, work.spec.suite)
     batches = execute(work, workers, ray)
     failed = 0
+    started = time.monotonic()
     watch = _CrashWatch(ABORT_AFTER if len(work.todo) >= ABORT_AFTER else 0)
     try:
         for batch in batches:
             writer.add(batch)
             watch.add(batch)
             failed += sum(not record.status.scored for record in batch)
-            if failed:
-                bar.set_postfix_str(f"not scored={failed}")
+            generated.tokens += sum(record.usage.get("completion_tokens", 0) for record in batch)
+            notes = [f"not scored={failed}"] if failed else []
+            if generated.tokens:  # a language-model agent: how fast it generates, beside the remaining time
+                generated.wall_s = time.monotonic() - started
+                notes.append(f"{generated.tokens / max(generated.wall_s, 1e-9):.1f} tok/s")
+            if notes:
+                bar.set_postfix_str(", ".join(notes))
             bar.update(len(batch))
     finally:
         batches.close()

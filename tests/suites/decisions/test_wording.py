@@ -13,6 +13,7 @@ from heedful.api import evaluate
 from heedful.cli import main
 from heedful.errors import RunError
 from heedful.language.realize import MASK_TOKEN, words
+from heedful.runner.manifest import read_manifest, run_identity, write_manifest
 from heedful.suites.decisions import wording as w
 from heedful.suites.decisions.generate import generate, parse_config
 from heedful.suites.decisions.model import Candidate, Inhibit, Task
@@ -186,10 +187,10 @@ def test_the_dataset_version_is_bumped_and_an_old_run_refuses_to_resume(tmp_path
     suite, out, data = DecisionsSuite(), tmp_path / "run", tmp_path / "data"
     suite.save_dataset(generate(0, parse_config(SMALL)), data, {"seed": 0})
     evaluate(suite="decisions", agent="oracle", out=out, dataset=data, limit=4, progress=False)
-    manifest_path = out / "manifest.json"
-    manifest = json.loads(manifest_path.read_text())
-    manifest["spec"]["suite_version"] = "decisions-v2"  # what a run made before this change stored
-    manifest_path.write_text(json.dumps(manifest))
+    stored = read_manifest(out)  # rewritten as a run made before this change stored it (heedful's own writer)
+    spec = stored.spec.model_copy(update={"suite_version": "decisions-v2"})
+    identity = run_identity(spec, frozenset(stored.session_args or ()))
+    write_manifest(out, stored.model_copy(update={"spec": spec, "run_identity": identity}))
     # the runner names both versions and says what to do (the message every suite's version bump gets)
     with pytest.raises(RunError, match=r"holds a decisions-v2 run, but this heedful runs decisions-v3.*another --out"):
         evaluate(suite="decisions", agent="oracle", out=out, dataset=data, limit=4, resume=True, progress=False)

@@ -113,3 +113,15 @@ def test_demos_default_to_the_image_size_evaluation_renders() -> None:
     assert inspect.signature(demos).parameters["image_size"].default == evaluated
     parser, _ = build_parser()
     assert parser.parse_args(["demos", "tabletop", "--out", "x"]).image_size == evaluated
+
+
+def test_recording_workers_write_the_serial_files(tmp_path: Path) -> None:
+    # (resuming reads a file's finished demos the same way with any workers: the cut-off test above covers it)
+    settings = DemoSettings(per_task=2)
+    tasks = [TASKS[label] for label in LABELS]
+    generate_demos(tmp_path / "serial", settings, tasks)
+    summary = generate_demos(tmp_path / "two", settings, tasks, workers=2)
+    assert summary == {"tasks": 2, "demos": 4, "written": 4, "rejected": 0}
+    for label in LABELS:
+        name = f"{label}_demo.hdf5"
+        assert (tmp_path / "two" / name).read_bytes() == (tmp_path / "serial" / name).read_bytes()

@@ -53,6 +53,7 @@ def build_site(
         ConfigError: no run, a bad `episodes` or a `max_media` below 1.
         RunError: a path that is not a run, or a run without records.
     """
+    from heedful.report.labels import short_labels
     from heedful.report.site import assets, media
     from heedful.report.site.data import comparisons, episode_entries, run_summary, to_script
     from heedful.report.site.figures import suite_figures
@@ -76,6 +77,9 @@ def build_site(
         summary["media_note"] = note
         summaries.append(summary)
         jobs += [(manifest.spec.suite, run_dir, entry, f"media/{run_id}") for entry in chosen]
+    labels = short_labels([manifest for _, _, manifest, _ in loaded], [run_dir for _, run_dir, _, _ in loaded])
+    for summary, label in zip(summaries, labels, strict=True):
+        summary["label"] = label  # side-by-side headers: the agent and the options that differ
     # built beside --out and renamed into place: an interrupted view leaves the previous site whole (or none),
     # never a page that shows another run's replays
     with staged_directory(out, force=True) as site:

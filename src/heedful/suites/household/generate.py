@@ -145,13 +145,17 @@ def with_oracle(episode: HouseholdEpisode) -> HouseholdEpisode:
 
 
 def generate_with_stats(
-    seed: int, cfg: GenConfig, progress: Callable[[int], Any] | None = None
+    seed: int, cfg: GenConfig, progress: Callable[[int, int], Any] | None = None
 ) -> tuple[list[HouseholdEpisode], dict[str, Any]]:
-    """The episodes and generation statistics (houses, premaps, rejections by reason)."""
+    """The episodes and generation statistics (houses, premaps, rejections by reason). `progress(1, total)` is
+    called as each house is explored and each episode filled."""
+    total = cfg.houses + len(SPLITS) * len(TASK_TYPES) * cfg.per_split_type
     contexts = []
     for i in range(cfg.houses):
         house = generate_house(f"house-{i:02d}", seed, cell=cfg.cell_m)
         contexts.append(explore_house(house, cfg.cell_m, seed)[0])
+        if progress is not None:
+            progress(1, total)
     seen, unseen = contexts[: cfg.seen_houses], contexts[cfg.seen_houses :]
     rejected: Counter[str] = Counter()
     episodes = []
@@ -163,7 +167,7 @@ def generate_with_stats(
                 episode_id = f"{split}-{task_type}-{slot:03d}"
                 episodes.append(_fill_slot(seed, cfg, pool, split, task_type, slot, ambiguous, episode_id, rejected))
                 if progress is not None:
-                    progress(1)
+                    progress(1, total)
     stats = {
         "houses": [
             {

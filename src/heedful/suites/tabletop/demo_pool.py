@@ -14,7 +14,7 @@ import json
 import multiprocessing
 import tempfile
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
@@ -41,19 +41,34 @@ def recorded_demos(
         ConfigError: `workers` < 1.
         GenerationError: the expert failed one demo in every perturbation (from the worker that recorded it).
     """
+    positions = range(start, len(tasks) * settings.per_task)
+    wanted = [(tasks[n // settings.per_task], n % settings.per_task) for n in positions]
+    for n, (task, index, demo, rejected) in zip(positions, demos_of(wanted, settings, workers), strict=True):
+        yield n, task, index, demo, rejected
+
+
+def demos_of(
+    wanted: Sequence[tuple[TrainingTask, int]], settings: DemoSettings, workers: int = 1
+) -> Generator[tuple[TrainingTask, int, Demo, int], None, None]:
+    """(task, demo index, demo, rejected attempts) for each wanted (task, demo index), in that order, recorded in
+    `workers` spawned processes when more than one.
+
+    Raises:
+        ConfigError: `workers` < 1.
+        GenerationError: the expert failed one demo in every perturbation (from the worker that recorded it).
+    """
     if workers < 1:
         raise ConfigError(f"workers must be at least 1, got {workers}")
-    positions = range(start, len(tasks) * settings.per_task)
+    if workers == 1 or len(wanted) <= 1:
+        for task, index in wanted:
+            demo, rejected = record_demo(task, settings, index)
+            yield task, index, demo, rejected
+        return
+    positions = range(len(wanted))
 
     def place(n: int) -> tuple[TrainingTask, int]:
-        return tasks[n // settings.per_task], n % settings.per_task
+        return wanted[n]
 
-    if workers == 1 or len(positions) <= 1:
-        for n in positions:
-            task, index = place(n)
-            demo, rejected = record_demo(task, settings, index)
-            yield n, task, index, demo, rejected
-        return
     settings_json = json.dumps(asdict(settings))
     with (
         tempfile.TemporaryDirectory(prefix="heedful-demos-") as scratch,
@@ -74,7 +89,7 @@ def recorded_demos(
                 n, future = pending.popleft()
                 file, rejected = future.result()
                 task, index = place(n)
-                yield n, task, index, _read_demo(Path(file)), rejected
+                yield task, index, _read_demo(Path(file)), rejected
                 Path(file).unlink()
         finally:
             for _, future in pending:  # an error or Ctrl-C: start nothing more

@@ -9,7 +9,7 @@ demo index is tried again with the next perturbation (bounded), and the rejectio
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,16 @@ import numpy as np
 from heedful.errors import ConfigError, GenerationError
 from heedful.seeding import derive_seed
 from heedful.sims.tabletop.config import RenderConfig
-from heedful.suites.tabletop.demo_file import DEMO_FORMAT, Demo, completed, env_args, open_task_file, write_demo
+from heedful.suites.tabletop.completion import REST_ROWS
+from heedful.suites.tabletop.demo_file import (
+    DEMO_FORMAT,
+    Demo,
+    completed,
+    env_args,
+    open_task_file,
+    require_h5py,
+    write_demo,
+)
 from heedful.suites.tabletop.expert import program
 from heedful.suites.tabletop.model import TrainingTask
 from heedful.suites.tabletop.perturb import perturb
@@ -46,6 +55,10 @@ class DemoSettings:
         return {"format": DEMO_FORMAT, **self.__dict__}
 
 
+SETTLE_STEPS = 2 * REST_ROWS
+"""Control steps the demo holds still after the expert's program, as an evaluated trial idles to its horizon."""
+
+
 def record_demo(task: TrainingTask, settings: DemoSettings, index: int) -> tuple[Demo, int]:
     """Run the expert for demo `index` of `task`; returns the demo and how many attempts were rejected.
 
@@ -63,6 +76,8 @@ def record_demo(task: TrainingTask, settings: DemoSettings, index: int) -> tuple
         try:
             for call in program(task.grounded, layout):
                 execute(call, rt.skills)
+            for _ in range(SETTLE_STEPS):  # Completion asks for a scene at rest at the end (completion.at_rest)
+                rt.step(rt.hold_action())
             traj = rt.trajectory()
             score = score_trajectory(traj, task.grounded, layout, task.scene)
             if score.intent >= 1.0 and score.execution >= 1.0 and score.complete and len(traj) > 1:
@@ -125,14 +140,36 @@ def generate_demos(
     settings: DemoSettings,
     tasks: Sequence[TrainingTask],
     progress: Callable[[int, int], Any] | None = None,
+    workers: int = 1,
 ) -> dict[str, int]:
     """Write `settings.per_task` demos of every task into `out`, continuing any earlier partial run.
+
+    With `workers` > 1, that many processes record the demos ahead while this one writes them, file by file in
+    the serial order (`demo_pool`), so the files are the same as a serial run's.
 
     Returns:
         Counts: tasks, demos (in the files now), written (by this call), rejected (expert attempts dropped).
     """
+    from heedful.suites.tabletop.demo_pool import demos_of  # imports this module
+
     out = Path(out)
     _check_manifest(out, settings)
+    done = {t.label: _done_in(out / f"{t.label}_demo.hdf5", settings.per_task) for t in tasks}
+    wanted = [(t, i) for t in tasks for i in range(done[t.label], settings.per_task)]
+    recorded = demos_of(wanted, settings, workers)
+    try:
+        return _write_all(out, settings, tasks, recorded, progress)
+    finally:
+        recorded.close()  # an error or Ctrl-C: the worker processes stop
+
+
+def _write_all(
+    out: Path,
+    settings: DemoSettings,
+    tasks: Sequence[TrainingTask],
+    recorded: Iterator[tuple[TrainingTask, int, Demo, int]],
+    progress: Callable[[int, int], Any] | None,
+) -> dict[str, int]:
     total = len(tasks) * settings.per_task
     written = rejected = present = 0
     for task in tasks:
@@ -156,7 +193,12 @@ def generate_demos(
             if progress is not None and start:
                 progress(start, total)
             for index in range(start, settings.per_task):
-                demo, dropped = record_demo(task, settings, index)
+                got, got_index, demo, dropped = next(recorded)
+                if (got.label, got_index) != (task.label, index):  # the file changed since it was read
+                    raise GenerationError(
+                        f"{out} changed while demos were recorded (demo {got_index} of {got.label} arrived for demo "
+                        f"{index} of {task.label}); run the command again to continue"
+                    )
                 write_demo(handle, index, demo)
                 written, rejected, present = written + 1, rejected + dropped, present + 1
                 if progress is not None:
@@ -164,3 +206,16 @@ def generate_demos(
         finally:
             handle.close()
     return {"tasks": len(tasks), "demos": present, "written": written, "rejected": rejected}
+
+
+def _done_in(path: Path, per_task: int) -> int:
+    """The demos a task's file holds (as `completed` counts them once `open_task_file` dropped cut-off groups),
+    read without writing to it."""
+    if not path.exists():
+        return 0
+    with require_h5py().File(path, "r") as handle:
+        data = handle.get("data")
+        n = 0
+        while data is not None and f"demo_{n}" in data and "num_samples" in data[f"demo_{n}"].attrs:
+            n += 1
+    return min(n, per_task)

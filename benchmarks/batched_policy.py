@@ -1,0 +1,274 @@
+"""Batched policy inference on the tabletop protocol: trials/s against `--batch` and `--workers`, with the peak
+memory of each worker.
+
+    MUJOCO_GL=egl python benchmarks/batched_policy.py [--workers 1 2] [--batch 1 4 16 32] [--limit 64]
+    MUJOCO_GL=egl python benchmarks/batched_policy.py --agent bc --agent-arg model=DIR --agent-arg device=cuda \
+        --all --workers 16 --batch 1 32          # a trained bc policy on the whole L0-L3 set (554 trials)
+
+The default agent, `heavy-net`, stands for an expensive learned policy on a CPU: a seeded torch MLP (`--depth`
+layers of `--width`, one thread) whose single call costs tens of milliseconds while a batch of 32 costs a few times
+that (both printed first), reading the proprio state and the instruction and answering `--chunk` actions per call.
+Its answers are row-wise, but torch's kernels are not batch-invariant, so a batched run's actions may differ from an
+unbatched run's in the last bits (the records of a policy with row-wise arithmetic are equal: tests/runner).
+
+Every configuration runs the same stratified sample of trials (1 trial per task, `--limit` of the 554 tasks, or all
+of them) in a fresh process: trials/s is trials over the run's wall time (worker start-up included), and the peak
+memory is the largest VmHWM of the process that runs the trials (the run's process with one worker, each pool worker
+with more), read every half second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import zlib
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+HERE = Path(__file__).resolve().parent
+AGENT = "heavy-net"
+TARGET = "batched_policy:HeavyNetPolicy"
+
+
+class HeavyNetPolicy:
+    """A stateless controller whose every answer costs one pass through a large MLP (see the module docstring)."""
+
+    name = AGENT
+    cameras: tuple[str, ...] = ()  # reads the proprio state and the instruction: nothing is rendered for it
+
+    def __init__(self, *, depth: int = 32, width: int = 768, chunk: int = 1, device: str = "cpu") -> None:
+        import torch
+
+        torch.set_num_threads(1)
+        torch.manual_seed(0)
+        layers: list[Any] = []
+        for _ in range(depth):
+            layers += [torch.nn.Linear(width, width), torch.nn.Tanh()]
+        self.net = torch.nn.Sequential(*layers).eval().to(device)
+        self.width, self.chunk, self.device = width, chunk, device
+        self.calls = 0
+
+    def reset(self) -> None:
+        self.calls = 0
+
+    def set_instruction(self, instruction: str) -> None:
+        """Not needed: the instruction is read from each observation's prompt."""
+
+    def predict(self, observation: dict[str, Any]) -> NDArray[np.float64]:
+        self.calls += 1
+        return self.predict_batch([observation])[0]
+
+    def predict_batch(self, observations: Sequence[dict[str, Any]]) -> list[NDArray[np.float64]]:
+        import torch
+
+        features = np.zeros((len(observations), self.width), dtype=np.float32)
+        for row, observation in enumerate(observations):
+            features[row, :8] = np.asarray(observation["state"], dtype=np.float32)[:8]
+            code = zlib.crc32(str(observation["prompt"]).encode())
+            features[row, 8:16] = [((code >> (4 * k)) & 15) / 15.0 for k in range(8)]
+        with torch.no_grad():
+            out = self.net(torch.from_numpy(features).to(self.device)).cpu().numpy().astype(np.float64)
+        chunks = []
+        for row in out:
+            chunk = 0.5 * row[: 7 * self.chunk].reshape(self.chunk, 7)
+            chunk[:, 3:6] = 0.0  # no rotation
+            chunk[:, 6] = np.sign(chunk[:, 6]) + (chunk[:, 6] == 0)  # the gripper opens or closes
+            chunks.append(chunk)
+        return chunks
+
+    def trial_report(self) -> tuple[dict[str, Any], dict[str, float]]:
+        return {"predictions": self.calls}, {}
+
+
+def call_costs(policy: HeavyNetPolicy, sizes: Sequence[int] = (1, 32), repeats: int = 7) -> dict[int, float]:
+    """The median wall time (ms) of one predict_batch call at each size."""
+    rng = np.random.default_rng(0)
+    costs = {}
+    for size in sizes:
+        observations = [{"state": rng.normal(size=8), "prompt": f"task {i}"} for i in range(size)]
+        policy.predict_batch(observations)  # warm-up
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            policy.predict_batch(observations)
+            times.append((time.perf_counter() - start) * 1000.0)
+        costs[size] = float(np.median(times))
+    return costs
+
+
+# --- one configuration, in its own process ------------------------------------------------------------------
+
+
+def run_one(args: argparse.Namespace) -> dict[str, Any]:
+    from heedful.agents.registry import AGENTS
+    from heedful.api import evaluate
+    from heedful.runner import load_run
+
+    AGENTS.register(f"tabletop/{AGENT}", TARGET)
+    start = time.perf_counter()
+    result = evaluate(
+        suite="tabletop",
+        agent=args.agent,
+        agent_args=agent_args(args),
+        out=args.out,
+        limit=args.limit,
+        options={"trials": 1},
+        workers=args.workers[0],
+        batch=args.batch[0],
+        progress=False,
+    )
+    wall = time.perf_counter() - start
+    records = load_run(args.out)[1]
+    batches = [r.timing["predict_batch_mean"] for r in records if "predict_batch_mean" in r.timing]
+    return {
+        "wall_s": wall,
+        "trials": len(records),
+        "steps": sum(int(r.prediction.get("steps", 0)) for r in records if r.prediction),
+        "counts": result.counts,
+        "mean_batch": float(np.mean(batches)) if batches else 1.0,
+        "complete": float(np.mean([r.scores.get("complete", 0.0) for r in records])),
+        "errors": Counter(f"{r.status}: {(r.error or '')[:300]}" for r in records if r.error).most_common(3),
+    }
+
+
+def agent_args(args: argparse.Namespace) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    if args.agent == AGENT:
+        values = {"depth": args.depth, "width": args.width, "chunk": args.chunk}
+    for item in args.agent_arg:
+        key, _, text = item.partition("=")
+        try:
+            values[key] = json.loads(text)
+        except json.JSONDecodeError:
+            values[key] = text
+    return values
+
+
+# --- the driver ----------------------------------------------------------------------------------------------
+
+
+def _tree(root: int) -> list[int]:
+    """`root` and its descendants (from /proc's parent ids)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                parents[int(entry.name)] = int(fields[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    found, frontier = [root], [root]
+    while frontier:
+        frontier = [pid for pid, parent in parents.items() if parent in frontier]
+        found += frontier
+    return found
+
+
+def _hwm_mb(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return 0.0
+
+
+def measure(argv: list[str], workers: int) -> tuple[dict[str, Any], float]:
+    """Run one configuration's process; its result and the peak memory (MB) of a process running trials."""
+    child = subprocess.Popen([sys.executable, __file__, "--one", *argv], stdout=subprocess.PIPE, text=True)
+    peaks: dict[int, float] = {}
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            for pid in _tree(child.pid):
+                peaks[pid] = max(peaks.get(pid, 0.0), _hwm_mb(pid))
+            done.wait(0.5)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    out, _ = child.communicate()
+    done.set()
+    watcher.join()
+    if child.returncode != 0:
+        raise SystemExit(f"configuration {argv} failed (exit {child.returncode})")
+    runners = [mb for pid, mb in peaks.items() if pid != child.pid] if workers > 1 else [peaks.get(child.pid, 0.0)]
+    return json.loads(out.strip().splitlines()[-1]), max(runners, default=0.0)
+
+
+def summary(rows: list[dict[str, Any]]) -> None:
+    """Print the table (trials/s against the same workers' unbatched run), adding trials_per_s and speedup."""
+    print("workers  batch  trials  wall_s  trials/s  x unbatched  mean batch  peak MB/worker  complete")
+    for row in rows:
+        row["trials_per_s"] = row["trials"] / row["wall_s"]
+    for row in rows:
+        base = [r["trials_per_s"] for r in rows if r["workers"] == row["workers"] and r["batch"] == 1]
+        row["speedup"] = row["trials_per_s"] / base[0] if base else None
+        print(
+            f"{row['workers']:7d}  {row['batch']:5d}  {row['trials']:6d}  {row['wall_s']:6.1f}  "
+            f"{row['trials_per_s']:8.2f}  {row['speedup'] or float('nan'):11.2f}  {row['mean_batch']:10.1f}  "
+            f"{row['peak_mb']:14.0f}  {row['complete']:8.3f}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--agent", default=AGENT)
+    parser.add_argument("--agent-arg", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--batch", type=int, nargs="+", default=[1, 4, 16, 32])
+    parser.add_argument("--limit", type=int, default=64, help="trials (one per task, stratified over scene x level)")
+    parser.add_argument("--all", action="store_true", help="every task of L0-L3 (554 trials)")
+    parser.add_argument("--depth", type=int, default=32)
+    parser.add_argument("--width", type=int, default=768)
+    parser.add_argument("--chunk", type=int, default=1, help="heavy-net: actions per call")
+    parser.add_argument("--json", type=Path, help="also write the rows here")
+    parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.all:
+        args.limit = None
+    paths = [str(HERE), os.environ.get("PYTHONPATH", "")]
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)  # pool workers import the policy from here
+    if args.one:
+        print(json.dumps(run_one(args)))
+        return
+    if args.agent == AGENT:
+        costs = call_costs(HeavyNetPolicy(depth=args.depth, width=args.width, chunk=args.chunk))
+        print(
+            f"{AGENT} ({args.depth} x {args.width}, 1 thread): one call {costs[1]:.1f} ms, a batch of 32 "
+            f"{costs[32]:.1f} ms ({costs[32] / costs[1]:.2f}x)"
+        )
+    common = ["--agent", args.agent, "--depth", str(args.depth), "--width", str(args.width), "--chunk", str(args.chunk)]
+    common += [x for item in args.agent_arg for x in ("--agent-arg", item)]
+    common += ["--all"] if args.limit is None else ["--limit", str(args.limit)]
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="batched-policy-") as tmp:
+        for workers in args.workers:
+            for batch in args.batch:
+                out = Path(tmp) / f"w{workers}-b{batch}-{len(rows)}"
+                argv = [*common, "--workers", str(workers), "--batch", str(batch), "--out", str(out)]
+                result, peak = measure(argv, workers)
+                rows.append({"workers": workers, "batch": batch, **result, "peak_mb": peak})
+                print(f"workers {workers} batch {batch}: {json.dumps(rows[-1])}", flush=True)
+                if args.json:  # after each configuration: a run stopped later keeps what was measured
+                    args.json.write_text(json.dumps(rows, indent=2) + "\n")
+    summary(rows)
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,128 @@
+"""Lockstep rollouts (`--batch K`): one batched call answers every episode in flight, a failing observation fails
+only its own episode, and tabletop records are the unbatched run's, serially and in the process pool."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lockstep_controllers import CRASH_WORD
+
+from heedful.agents.registry import AGENTS
+from heedful.agents.tabletop import OracleAgent
+from heedful.api import evaluate
+from heedful.cli import main
+from heedful.errors import ConfigError
+from heedful.records import Status
+from heedful.runner import load_run
+from heedful.runner.lockstep import Batcher, check_batchable
+
+HERE = Path(__file__).resolve().parent
+STEPWISE = "lockstep_controllers:StepwisePolicy"
+
+
+@pytest.fixture
+def stepwise(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The stepwise controller registered for tabletop, importable by spawned workers."""
+    monkeypatch.setitem(AGENTS._targets, "tabletop/stepwise", STEPWISE)
+    paths = [str(HERE.parents[1] / "src"), str(HERE), os.environ.get("PYTHONPATH", "")]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in paths if p))
+    yield "stepwise"
+
+
+def _episodes(batcher: Batcher, starts: Sequence[int], steps: int) -> tuple[dict[int, list[int]], dict[int, str]]:
+    """Threads that ask from step `starts[n]` to `steps` (observation: their number and step): the answers each got
+    back, and the error that stopped each episode that got one."""
+    got: dict[int, list[int]] = {}
+    errors: dict[int, str] = {}
+
+    def episode(n: int) -> None:
+        got[n] = []
+        try:
+            for step in range(starts[n], steps):
+                request = batcher.predict({"n": n, "step": step})
+                if request.error is not None:
+                    errors[n] = str(request.error)
+                    return
+                got[n].append(request.answer)
+        finally:
+            batcher.leave()
+
+    for _ in starts:
+        batcher.enter()  # as the driver does, before the threads start
+    threads = [threading.Thread(target=episode, args=(n,)) for n in range(len(starts))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=10)
+    assert not any(t.is_alive() for t in threads), "an episode never got its answer"
+    return got, errors
+
+
+def test_one_call_answers_every_episode_in_flight_and_episodes_end_apart() -> None:
+    def predict_batch(observations: Sequence[dict[str, Any]]) -> list[int]:
+        return [10 * o["n"] + o["step"] for o in observations]
+
+    batcher = Batcher(predict_batch)
+    got, errors = _episodes(batcher, starts=[0, 0, 0, 3], steps=6)  # the last episode ends 3 steps early
+    assert got == {n: [10 * n + s for s in range(0 if n < 3 else 3, 6)] for n in range(4)} and not errors
+    assert sum(batcher.sizes) == 3 * 6 + 3 and max(batcher.sizes) == 4
+    assert batcher.calls < 3 * 6 + 3  # batched, not one call per observation
+
+
+def test_a_failing_observation_fails_only_its_own_episode() -> None:
+    def predict_batch(observations: Sequence[dict[str, Any]]) -> list[int]:
+        if any(o["n"] == 1 and o["step"] == 2 for o in observations):
+            raise RuntimeError("broken on episode 1")
+        return [o["step"] for o in observations]
+
+    got, errors = _episodes(Batcher(predict_batch), starts=[0, 0, 0], steps=4)
+    assert got[0] == got[2] == [0, 1, 2, 3] and got[1] == [0, 1] and errors == {1: "broken on episode 1"}
+
+
+def test_batch_needs_a_batched_controller_without_per_trial_state() -> None:
+    class Replaying:
+        def predict(self, observation: dict[str, Any]) -> None: ...
+        def predict_batch(self, observations: Sequence[dict[str, Any]]) -> None: ...
+        def begin_trial(self, trial: Any, seed: int) -> None: ...
+
+    check_batchable(OracleAgent(), 1)
+    with pytest.raises(ConfigError, match="needs a controller that declares predict_batch"):
+        check_batchable(OracleAgent(), 4)
+    with pytest.raises(ConfigError, match="begin_trial"):
+        check_batchable(Replaying(), 4)
+    with pytest.raises(ConfigError, match="positive integer"):
+        check_batchable(OracleAgent(), 0)
+    code = main(["run", "tabletop", "--agent", "oracle", "--batch", "4", "--limit", "1", "--no-progress"])
+    assert code == 2  # refused before anything runs
+
+
+def _bodies(run_dir: Path) -> list[dict[str, Any]]:
+    return [r.deterministic_dict() for r in load_run(run_dir)[1]]
+
+
+@pytest.mark.render
+def test_tabletop_records_in_lockstep_are_the_unbatched_runs(stepwise: str, tmp_path: Path) -> None:
+    common: dict[str, Any] = {
+        "suite": "tabletop",
+        "agent": stepwise,
+        "agent_args": {"crash": True},
+        "limit": 5,
+        "order": "file",
+        "options": {"trials": 1, "level": ["L0"]},
+        "progress": False,
+    }
+    evaluate(out=tmp_path / "one", **common)
+    evaluate(out=tmp_path / "batch", batch=3, **common)
+    evaluate(out=tmp_path / "pool", batch=2, workers=2, **common)
+    one = _bodies(tmp_path / "one")
+    statuses = [r["status"] for r in one]
+    assert statuses.count(Status.CRASHED) == 2 and statuses.count(Status.OK) == 3  # the "red ball" trials
+    assert all(CRASH_WORD in r["inputs"]["instruction"] for r in one if r["status"] == Status.CRASHED)
+    assert _bodies(tmp_path / "batch") == one and _bodies(tmp_path / "pool") == one
+    batched = load_run(tmp_path / "batch")[1]
+    assert max(r.timing.get("predict_batch_mean", 0) for r in batched) > 1.5  # the trials did share calls
