@@ -89,7 +89,7 @@ LABELS = {
     "intent_full": "intent-full rate",
     "execution_full": "execution-full rate",
     "complete": "completion rate",
-    "complete_clean": "clean completion rate",
+    "complete_clean": "clean completion",
     "disturbed": "disturbance rate",
 }
 CHANCE_PREFIX = "chance "  # groups of the exact chance level (expected score of the blind branch draw)
@@ -99,7 +99,7 @@ CHANCE_LABELS = {
     "intent_full": "chance intent-full",
     "execution_full": "chance exec-full",
     "complete": "chance completion",
-    "complete_clean": "chance clean completion",
+    "complete_clean": "chance clean compl.",
     "disturbed": "chance disturbance",
 }
 SCENES = ("S1", "S2", "S3", "S4")
