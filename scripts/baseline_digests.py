@@ -36,6 +36,7 @@ QUICK: dict[str, list[str]] = {
     "household/oracle": ["household", "--agent", "oracle", "--split", "val_unseen", "--workers", "2"],
     "household/commonsense": ["household", "--agent", "commonsense", "--split", "val_unseen", "--workers", "2"],
     "household/situated": ["household", "--agent", "situated", "--split", "val_unseen", "--workers", "2"],
+    "household/sweep": ["household", "--agent", "sweep", "--split", "val_unseen", "--workers", "2"],
     "tabletop/oracle": ["tabletop", "--agent", "oracle", "--level", "L1", "--scene", "2", "--trials", "1"],
     "tabletop/noop": ["tabletop", "--agent", "noop", "--level", "L0", "--scene", "1", "--trials", "1"],
 }

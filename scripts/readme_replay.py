@@ -1,4 +1,5 @@
-"""Run every command of the README's bash blocks, in order, in a scratch directory, and time each one.
+"""Run every command of the README's bash blocks and of the `docs/` pages it links (in the order it links them),
+in a scratch directory, and time each one.
 
     python scripts/readme_replay.py --work /tmp/replay [--timeout 600] [--json times.json]
 
@@ -27,6 +28,13 @@ PLACEHOLDERS = ("[", "NAME", "gpu-box", "my_pkg", "127.0.0.1:8080")
 """Marks of a command that needs the reader's own model, server, package or a choice of flags."""
 
 
+def documentation() -> str:
+    """The README, then each `docs/` page it links, in the order of its links (each page once)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    linked = dict.fromkeys(re.findall(r"\]\((docs/[\w.-]+\.md)\)", readme))
+    return "\n".join([readme, *((ROOT / page).read_text(encoding="utf-8") for page in linked)])
+
+
 def blocks(readme: str) -> list[list[str]]:
     """The commands of every bash block after the first (the set-up block), comments removed."""
     found = re.findall(r"```bash\n(.*?)```", readme, re.DOTALL)[1:]
@@ -51,7 +59,7 @@ def _wait_for_port(command: str, seconds: float = 60.0) -> None:
 
 
 def replay(work: Path, timeout: float) -> list[dict[str, object]]:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = documentation()
     policy = re.search(r"```python\n# mypolicy.py\n(.*?)```", readme, re.DOTALL)
     work.mkdir(parents=True, exist_ok=True)
     if policy:

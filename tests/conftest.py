@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -58,3 +62,41 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             return len(rank)
 
     items.sort(key=weight)
+
+
+# Every heedful process a test starts (a `heedful serve`, a `python -m heedful.llm.serve`, a `heedful run`) is
+# recorded by PID; whatever is still running when the session ends (a test failed before its own cleanup, or
+# Ctrl-C) is killed, and named on stderr. Only heedful's own commands are recorded: Ray and xdist manage theirs.
+STARTED: list[subprocess.Popen[Any]] = []
+_popen_init = subprocess.Popen.__init__
+
+
+def _recording_init(self: subprocess.Popen[Any], args: Any, *rest: Any, **kwargs: Any) -> None:
+    _popen_init(self, args, *rest, **kwargs)
+    if "heedful" in " ".join(map(str, args if isinstance(args, list | tuple) else [args])):
+        STARTED.append(self)
+
+
+subprocess.Popen.__init__ = _recording_init  # type: ignore[method-assign]
+
+
+def kill_leftovers(processes: list[subprocess.Popen[Any]] | None = None) -> list[int]:
+    """Kill the recorded processes (or those of `processes`) still running; return their PIDs."""
+    chosen = list(STARTED if processes is None else processes)
+    killed = []
+    for process in chosen:
+        if process.poll() is None:
+            process.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=10)
+            killed.append(process.pid)
+        if process in STARTED:
+            STARTED.remove(process)
+    return killed
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Runs at the end of every session, a failed or interrupted one included."""
+    killed = kill_leftovers()
+    if killed:
+        print(f"\nconftest: killed {len(killed)} process(es) tests left running: PIDs {killed}", file=sys.stderr)

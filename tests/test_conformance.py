@@ -62,6 +62,7 @@ class RemembersAgent:
     whose records depend on the order (and, in a process pool, on the backend)."""
 
     name = "remembers"
+    privileged = True  # it asks the oracle, which reads the constraint set
 
     def __init__(self) -> None:
         self.first: str | None = None

@@ -100,3 +100,67 @@ def test_a_cached_load_keeps_each_line_as_its_episodes_serialization(cache: Path
     loaded, _ = cached_dataset(suite, 0)
     fresh = "".join(e.model_dump_json() + "\n" for e in loaded).encode()
     assert suite.dataset_hash(loaded) == "sha256:" + hashlib.sha256(fresh).hexdigest()
+
+
+def test_an_entry_is_served_only_as_the_version_seed_and_config_asked_for(
+    cache: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+
+    suite = CountingSuite()
+    seed0, where0 = cached_dataset(suite, 0)
+    seed1, where1 = cached_dataset(suite, 1)
+    assert where0 is not None and where1 is not None and _dumps(seed0) != _dumps(seed1)
+    for name in ("episodes.jsonl", "dataset.json", "index.json"):  # seed 1's files copied into seed 0's entry
+        shutil.copy(where1 / name, where0 / name)
+    served, _ = cached_dataset(suite, 0)
+    assert _dumps(served) == _dumps(seed0) and "holds seed 1, not the requested 0" in capsys.readouterr().err
+    summary = json.loads((where0 / "dataset.json").read_text())
+    (where0 / "dataset.json").write_text(json.dumps({**summary, "seed": 7}))  # an edited seed
+    served, _ = cached_dataset(suite, 0)
+    assert _dumps(served) == _dumps(seed0) and "holds seed 7" in capsys.readouterr().err
+    for name in ("episodes.jsonl", "dataset.json"):  # seed 1's data relabelled as seed 0, under seed 1's index
+        shutil.copy(where1 / name, where0 / name)
+    summary = json.loads((where0 / "dataset.json").read_text())
+    (where0 / "dataset.json").write_text(json.dumps({**summary, "seed": 0}))
+    served, _ = cached_dataset(suite, 0)
+    assert _dumps(served) == _dumps(seed0) and "its index was written for the episodes" in capsys.readouterr().err
+
+
+def test_an_index_with_shuffled_units_or_of_the_wrong_type_is_rebuilt_from_the_bytes(cache: Path) -> None:
+    from heedful.sampling import sample_positions
+    from heedful.suites.lazy_episodes import LazyEpisodes, sample_units
+
+    suite = CountingSuite()
+    episodes, where = cached_dataset(suite, 0)
+    assert where is not None
+    honest = sample_positions(sample_units(suite, episodes), 10, 0)
+    index = json.loads((where / "index.json").read_text())
+    index["units"] = list(reversed(index["units"]))  # the seal no longer matches
+    (where / "index.json").write_text(json.dumps(index))
+    eager, _ = cached_dataset(suite, 0)
+    assert not isinstance(eager, LazyEpisodes) and sample_positions(sample_units(suite, eager), 10, 0) == honest
+    lazy, _ = cached_dataset(suite, 0)
+    assert isinstance(lazy, LazyEpisodes) and sample_positions(sample_units(suite, lazy), 10, 0) == honest
+    (where / "index.json").write_text("[1, 2]")
+    assert _dumps(cached_dataset(suite, 0)[0]) == _dumps(episodes) and suite.generated == 1
+
+
+def test_a_first_use_says_what_it_does_how_long_it_takes_and_shows_its_progress(
+    cache: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from heedful import dataset_cache
+    from heedful.suites.household.suite import HouseholdSuite
+
+    updates: list[tuple[int, int | None]] = []
+    monkeypatch.setattr(
+        dataset_cache._GenerationBar, "__call__", lambda self, n=1, total=None: updates.append((n, total))
+    )
+    small = {"houses": 2, "seen_houses": 1, "per_split_type": 1}
+    episodes, _ = cached_dataset(HouseholdSuite(), 0, small, announce=True)
+    err = capsys.readouterr().err
+    assert "generating the default household dataset (seed 0) into the cache" in err
+    assert "about 50 s on an idle machine" in err
+    assert len(updates) == 2 + len(episodes) and {total for _, total in updates} == {len(updates)}
+    cached_dataset(HouseholdSuite(), 0, small, announce=True)  # the second use loads it, silently
+    assert capsys.readouterr().err == ""

@@ -12,6 +12,7 @@ import pytest
 from heedful.cli.main import main
 from heedful.cli.sweep_command import add_sweep
 from heedful.errors import ConfigError
+from heedful.report.flags import PRIVILEGED_FLAG
 from heedful.runner import load_run
 from heedful.sweep import load_sweep, run_sweep, sweep_rows
 
@@ -34,6 +35,30 @@ agents = [
 [options.tabletop]
 trials = 1
 """
+
+
+_M = '[matrix]\nsuites = ["decisions"]\nagents = ["oracle"]\n'
+
+
+def test_a_damaged_or_escaping_sweep_json_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "sweep"
+    out.mkdir()
+    cell = {
+        "suite": "decisions",
+        "agent": "oracle",
+        "options_label": "",
+        "seed": 0,
+        "run_dir": "decisions/oracle/seed0",
+    }
+    for body, message in [
+        ([1, 2], "not a sweep record"),
+        ({"cells": [{**cell, "seed": "0"}]}, "seed must be an integer"),
+        ({"cells": [{**cell, "run_dir": "../elsewhere"}]}, "is not inside the sweep"),
+        ({"cells": [{**cell, "run_dir": "/tmp"}]}, "is not inside the sweep"),
+    ]:
+        (out / "sweep.json").write_text(json.dumps(body))
+        assert main(["report", str(out)]) == 2
+        assert message in capsys.readouterr().err
 
 
 def _sweep_cli(*argv: str) -> int:
@@ -69,6 +94,8 @@ def test_a_sweep_of_two_agents_on_two_suites_runs_resumes_and_prints_one_table(
     assert accuracy[("decisions", "oracle")]["value"] == 1.0 and accuracy[("decisions", "oracle")]["diff"] is None
     weak = accuracy[("decisions", "weak")]
     assert weak["baseline"] == "oracle" and weak["diff"] == pytest.approx(weak["value"] - 1.0)
+    assert accuracy[("decisions", "oracle")]["flags"] == [PRIVILEGED_FLAG] and weak["flags"] == []
+    assert f"oracle [{PRIVILEGED_FLAG}]" in table
     assert ("tabletop", "weak") in accuracy and accuracy[("tabletop", "weak")]["diff"] is not None
     for line in ("decisions  -        0     weak", "tabletop   -        0     oracle"):
         assert line in table
@@ -106,6 +133,25 @@ def test_a_sweep_of_two_agents_on_two_suites_runs_resumes_and_prints_one_table(
         ('out = "x"\n[run]\nworkerz = 2\n[matrix]\nsuites = ["decisions"]\nagents = ["oracle"]\n', "'workerz'"),
         ('[matrix]\nsuites = ["decisions"]\nagents = ["oracle"]\n', "names no sweep directory"),
         ("out = [", "is not valid TOML"),
+        # every value checked before the sweep directory exists (issue 44)
+        ('out = "x"\n[run]\nlimit = "4"\n' + _M, "limit must be int"),
+        ('out = "x"\n[run]\nworkers = "2"\n' + _M, "workers must be int"),
+        ('out = "x"\n[run]\nlimit = -4\n' + _M, "limit must be at least 1"),
+        ('out = "x"\n[run]\nworkers = 0\n' + _M, "workers must be at least 1"),
+        ('out = "x"\n[run]\nverify = "no"\n' + _M, "verify must be bool"),
+        ('out = "x"\n[run]\nsplit = "tset"\n' + _M, "split 'tset' is not one of"),
+        ('out = "x"\n' + _M + "options = 5\n", "matrix.options must be a non-empty list"),
+        ('out = "x"\n' + _M + "[options.tabletopp]\ntrials = 1\n", "unknown key 'tabletopp'"),
+        ('out = "x"\n' + _M + 'options = [{ label = "a\\u0000b" }]\n', "must be a plain directory name"),
+        ('out = "x"\n' + _M + 'options = [{ label = "m", maks = true }]\n', "decisions / oracle / m:"),
+        (
+            'out = "x"\n[matrix]\nsuites = ["decisions"]\nagents = [{ agent = "llm", args = { temperatur = 1 } }]\n',
+            "no argument 'temperatur'",
+        ),
+        (
+            'out = "x"\n[matrix]\nsuites = ["decisions"]\nagents = [{ agent = "llm", args = { temperature = [1] } }]\n',
+            "temperature=[1] is not a valid float",
+        ),
     ],
 )
 def test_a_bad_sweep_file_fails_before_anything_runs(tmp_path: Path, text: str, message: str) -> None:

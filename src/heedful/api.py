@@ -56,9 +56,30 @@ def load_or_generate(
     from heedful.dataset_cache import GENERATED, cached_dataset
 
     if dataset is not None:
+        check_dataset_suite(suite.name, Path(dataset))
         return list(suite.load_dataset(Path(dataset), verify=verify)), str(dataset)
     episodes, _ = cached_dataset(suite, seed, announce=progress)
     return episodes, f"{GENERATED}{seed}"
+
+
+def check_dataset_suite(suite: str, dataset: Path) -> None:
+    """Raise DatasetError when `dataset`'s summary (dataset.json) says it belongs to another suite.
+
+    A directory or file without a summary (episodes of one's own) is left to the suite's loader."""
+    import json
+
+    from heedful.suites.episode_files import SUMMARY_FILE
+
+    summary = dataset / SUMMARY_FILE if dataset.is_dir() else dataset.parent / SUMMARY_FILE
+    try:
+        other = json.loads(summary.read_text(encoding="utf-8")).get("suite")
+    except (OSError, ValueError, AttributeError):
+        return
+    if isinstance(other, str) and other != suite:
+        raise DatasetError(
+            f"{dataset} is a {other} dataset ({summary.name} says suite {other!r}), not a {suite} one: run it with "
+            f"`heedful run {other} --dataset {dataset}`, or give a {suite} dataset (heedful generate {suite} --out DIR)"
+        )
 
 
 def check_shard(shard: str | None) -> None:
@@ -105,22 +126,29 @@ def evaluate(
     backend: str = "local",
     address: str | None = None,
     resources: str | dict[str, Any] | None = None,
+    audit_stateless: int = 0,
 ) -> Any:
     """Evaluate `agent` on `suite` into the run directory `out` (see `heedful run --help`); `verify=False` loads a
     dataset whose files no longer match their recorded content hash (a deliberate edit). `backend="ray"` runs on
-    `workers` Ray actors (`address`, `resources`: see `heedful.runner.run`)."""
-    from heedful.agents.registry import agent_class
+    `workers` Ray actors (`address`, `resources`: see `heedful.runner.run`). `audit_stateless=K` replays K episodes
+    on a fresh agent in another order afterwards and records in the manifest whether any answer changed."""
+    from heedful.agents.registry import agent_class, check_agent_args
     from heedful.requirements import check_requirements
     from heedful.runner import RunSpec, run
     from heedful.suites.registry import get_suite
 
     suite_obj = get_suite(suite)
     agent_cls = agent_class(agent, suite)  # fail on an unknown agent before generating anything
+    check_agent_args(agent, agent_cls, dict(agent_args or {}))  # and on its arguments' names and types
     options = dict(options or {})
     suite_obj.check_options(options)
-    check_requirements(suite, suite_obj.requirements(options))  # a missing simulator stops here, not per episode
+    declared = capabilities(agent_cls)
+    # a missing simulator, or a module the agent imports, stops here rather than crashing every episode
+    check_requirements(
+        f"{suite} --agent {agent}", (*suite_obj.requirements(options), *declared.required(agent_args or {}))
+    )
     options = suite_obj.prepare_options(options, dataset)  # decisions: where the dataset's images are
-    kind = capabilities(agent_cls).kind
+    kind = declared.kind
     if kind not in suite_obj.agent_kinds:
         raise ConfigError(
             f"agent {agent} is a {kind} agent; {suite} runs {' or '.join(suite_obj.agent_kinds)} agents "
@@ -129,6 +157,8 @@ def evaluate(
     check_agent_inputs(agent_cls, agent, dict(agent_args or {}), suite_obj.required_inputs(options))
     if limit is not None and limit < 1:
         raise ConfigError(f"--limit must be at least 1, got {limit}")
+    if audit_stateless < 0:  # before the dataset is loaded (run() checks it again)
+        raise ConfigError(f"--audit-stateless takes a number of episodes (0 or more), got {audit_stateless}")
     if order not in ("stratified", "file"):
         raise ConfigError(f"--order must be stratified or file, got {order!r}")
     check_shard(shard)
@@ -161,6 +191,7 @@ def evaluate(
         backend=backend,
         address=address,
         resources=resources,
+        audit_stateless=audit_stateless,
     )
 
 

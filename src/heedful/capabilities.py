@@ -4,13 +4,17 @@ Agents are plain classes; what the runner, the backends and the rollouts need to
 answers is declared as optional class attributes and methods, and read here only, by `capabilities(agent)`
 (works on an agent class too). Nothing else in the package probes agents attribute by attribute.
 
-Declared attributes: `privileged` (the rollout hands it the live state: oracles), `concurrency` (rollouts in
+Declared attributes: `privileged` (the rollout hands it the ground truth: the decisions constraint set, the
+tabletop task, layout and trial, the household live state; every suite hands it to no other agent, and the run's
+manifest and every report mark such an agent as "privileged: not a language agent"), `concurrency` (rollouts in
 flight), `has_budget` (it enforces a cost budget in its own process, so runs use one worker), `session_args`
 (argument names a resume may change), `cameras` (the images a controller reads), `image_size` (the square size
 a controller's images are rendered at, when not the suite's own), `object_state` (a controller reads every
-object's pose and attributes, as LIBERO's `obs/object`). Declared methods: `fit`
+object's pose and attributes, as LIBERO's `obs/object`). Declared methods: `requirements(agent_args)` (the
+optional modules it imports, heedful.extras; checked before a run writes anything), `fit`
 (trains on the suite's training episodes), `check_training`, `cannot_read`, `charge_previous_usage`,
-`begin_trial` / `trial_report` (controllers), `describe`, `close`. The kind comes from the answering method:
+`begin_trial` / `trial_report` (controllers), `describe`, `close`, `server_counts` (a pool of servers: each one's
+answered / failed / out-of-rotation counts, for the manifest). The kind comes from the answering method:
 `predict` (a controller, closed loop over actions), `act` (a planner, one call at a time) or `decide` (one
 decision).
 """
@@ -19,9 +23,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from heedful.errors import ConfigError
+
+if TYPE_CHECKING:  # for annotations only: this module imports no other heedful layer
+    from heedful.requirements import Requirement
 
 AgentKind = Literal["controller", "planner", "decision", "unknown"]
 
@@ -50,6 +57,7 @@ class Capabilities:
     cameras: tuple[str, ...] | None
     image_size: int | None
     object_state: bool
+    requirements: Callable[[dict[str, Any]], tuple[Requirement, ...]] | None
     fit: Callable[[Sequence[Any]], None] | None
     check_training: Callable[[Sequence[Any], Sequence[Any]], None] | None
     cannot_read: Callable[[str, dict[str, Any]], str | None] | None
@@ -58,10 +66,15 @@ class Capabilities:
     trial_report: Callable[[], tuple[dict[str, Any], dict[str, float]]] | None
     describe: Callable[[], dict[str, Any]] | None
     close: Callable[[], None] | None
+    server_counts: Callable[[], dict[str, dict[str, Any]]] | None = None
 
     @property
     def fittable(self) -> bool:
         return self.fit is not None
+
+    def required(self, agent_args: dict[str, Any]) -> tuple[Requirement, ...]:
+        """The optional modules the agent built with `agent_args` imports (none declared: none)."""
+        return tuple(self.requirements(dict(agent_args))) if self.requirements is not None else ()
 
     def description(self) -> dict[str, Any]:
         """Metadata for the run manifest: the agent's `describe()`, or its name."""
@@ -102,6 +115,7 @@ def capabilities(agent: Any) -> Capabilities:
         cameras=None if cameras is None else tuple(cameras),
         image_size=image_size,
         object_state=bool(_declared(agent, "object_state", False)),
+        requirements=_method(agent, "requirements"),
         fit=_method(agent, "fit"),
         check_training=_method(agent, "check_training"),
         cannot_read=_method(agent, "cannot_read"),
@@ -110,4 +124,5 @@ def capabilities(agent: Any) -> Capabilities:
         trial_report=_method(agent, "trial_report"),
         describe=_method(agent, "describe"),
         close=_method(agent, "close"),
+        server_counts=_method(agent, "server_counts"),
     )

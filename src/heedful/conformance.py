@@ -24,6 +24,7 @@ from heedful.capabilities import capabilities
 from heedful.errors import ConfigError, HeedfulError
 from heedful.metrics.rows import MetricRow
 from heedful.records import Record, Status
+from heedful.runner.stateless import replay_order
 from heedful.suites.base import RolloutContext, Suite
 from heedful.suites.options import RunOptions
 
@@ -312,7 +313,8 @@ def check_agent(
 ) -> Findings:
     """Check an agent registered for `suite`: it builds, is of a kind the suite runs, and (with `rollouts`)
     rolls out episodes without crashing, gives the same records when built again, and keeps no state from
-    one episode to the next (the same records in reverse order). Returns the findings; raises ConformanceError.
+    one episode to the next (the same records in a seeded shuffled order, on a fresh agent: the replay of
+    `heedful run --audit-stateless`). Returns the findings; raises ConformanceError.
     """
     from heedful.agents.registry import agent_class, make_agent
     from heedful.suites.registry import get_suite
@@ -354,10 +356,12 @@ def check_agent(
         "gives the same records when built again",
         lambda: _same_records(first, _rollouts(sample, lambda: make_agent(agent, args, suite), chosen)),
     )
+    order = replay_order(len(chosen), seed=0)  # heedful run --audit-stateless K replays a run's episodes alike
+    shuffled = [chosen[i] for i in order]
     findings.check(
-        "keeps no state between episodes (the same records in reverse order)",
+        "keeps no state between episodes (the same records in a shuffled order, on a fresh agent)",
         lambda: _same_records(
-            first[::-1], _rollouts(sample, lambda: make_agent(agent, args, suite), list(chosen)[::-1])
+            [first[i] for i in order], _rollouts(sample, lambda: make_agent(agent, args, suite), shuffled)
         ),
     )
     return findings.raise_if_any()

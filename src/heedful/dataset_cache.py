@@ -3,9 +3,13 @@
 A run, replay or task listing without `--dataset` used to regenerate the suite's dataset every time (the
 household world takes about 50 s on two cores). Now the first one generates it and writes it as
 `heedful generate` would (`episodes.jsonl` + `dataset.json` with the content hash) under the cache root;
-later ones load it, checking the content hash. A cache directory that fails the check (edited, truncated)
-is regenerated and replaced, with a warning. The key is the suite's dataset version, so a generator change
-that bumps the version never reads an old cache.
+later ones load it, checking the content hash. An entry is served only when it is the one asked for: its
+summary's seed and config and its index's (sealed) suite version, seed, config and content hash must be the
+requested ones, and its episodes file must hash to that content hash. An entry that fails a check (edited,
+truncated, another seed's files copied in) is set aside and regenerated, with a warning; an index that does not
+match its seal or the bytes is rebuilt from the episodes. The key is the suite's dataset version, so a generator
+change that bumps the version never reads an old cache. (A guard against accidents and casual edits: someone who
+recomputes the seal can still fool it.)
 
 The root is `$HEEDFUL_CACHE_DIR`, else `$XDG_CACHE_HOME/heedful`, else `~/.cache/heedful`; datasets live
 in its `datasets/` folder (the language-model response cache shares the root). `HEEDFUL_DATASET_CACHE=off`
@@ -17,6 +21,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib
+import inspect
 import json
 import marshal
 import os
@@ -69,31 +75,112 @@ def cached_dataset(
     """The suite's generated episodes for (seed, config) and the cache directory holding them (None: no cache).
 
     A cached dataset comes back as a `LazyEpisodes` (each episode parsed when first read, see
-    `heedful.suites.lazy_episodes`), a freshly generated one as a list. `announce` prints one line on stderr
-    before generating (the household world takes a while).
+    `heedful.suites.lazy_episodes`), a freshly generated one as a list. A generation is always announced on
+    stderr, with what it does and how long it should take (the household world takes a while), with a progress
+    bar when `announce` is set or stderr is a terminal.
     """
     root = cache_root()
     where = None if root is None else root / cache_key(suite, seed, config)
+    identity = entry_identity(suite, seed, config)
     if where is not None and _present(where):
         try:
-            lazy = load_indexed(suite, where)
+            _check_summary(where, identity)
+            lazy = load_indexed(suite, where, identity)
             if lazy is not None:
                 return lazy, where
             with written_by_generate():  # our own files, hash-checked: generation already checked each episode
                 episodes = list(suite.load_dataset(where, verify=True))
-            write_index(suite, episodes, where)  # a cache written before indexes: index it now
+            write_index(suite, episodes, where, identity)  # no index, or one that failed its checks: write it again
             return episodes, where
         except (DatasetError, OSError) as exc:  # edited, truncated, or not readable by this user
-            print(f"heedful: the cached dataset {where} is damaged ({exc}); regenerating it", file=sys.stderr)
-    if announce:
-        into = f" into the cache {where} (once)" if where is not None else " (the cache is off)"
-        print(f"heedful: generating the {suite.name} dataset for seed {seed}{into}", file=sys.stderr, flush=True)
-    episodes = list(suite.generate(seed, config))
+            print(
+                f"heedful: the cached dataset {where} is damaged or not the one asked for ({exc}); setting it aside "
+                "and regenerating it",
+                file=sys.stderr,
+            )
+    into = f" into the cache {where}, once" if where is not None else " (the cache is off: every time)"
+    print(
+        f"heedful: generating the default {suite.name} dataset (seed {seed}){into}; {_how_long(suite.name)}",
+        file=sys.stderr,
+        flush=True,
+    )
+    bar = _GenerationBar(announce or sys.stderr.isatty(), suite.name)  # a terminal gets the bar in every command
+    try:
+        if "progress" in inspect.signature(suite.generate).parameters:
+            episodes = list(suite.generate(seed, config, progress=bar))
+        else:  # a suite whose generator reports no progress
+            episodes = list(suite.generate(seed, config))
+    finally:
+        bar.close()
     return episodes, None if where is None else _store(suite, episodes, where, seed, config)
+
+
+GENERATION_CPU_S = {"decisions": 2.2, "tabletop": 1.6, "household": 50.0}
+"""CPU seconds a default dataset takes to generate (decisions and tabletop measured with time.process_time on the
+development machine, 2026-12-04; household: about 50 s on two idle cores). A busy machine takes longer: the
+household one took 4.4 minutes on a loaded 2-core machine."""
+
+
+def _how_long(suite: str) -> str:
+    cpu_s = GENERATION_CPU_S.get(suite)
+    if cpu_s is None:
+        return "the progress bar shows how far it is"
+    try:
+        load = os.getloadavg()[0]
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # no load average or affinity on this platform
+        return f"about {cpu_s:.0f} s on an idle machine"
+    busy = max(1.0, (load + 1) / max(1, cores))  # the share of a core this process may get
+    return f"about {cpu_s:.0f} s on an idle machine, {cpu_s * busy:.0f} s at this machine's load ({load:.1f})"
+
+
+class _GenerationBar:
+    """A progress bar for a generation, created on the first update (`bar(n, total)`; `total` may be absent)."""
+
+    def __init__(self, enabled: bool, suite: str) -> None:
+        self.enabled, self.suite = enabled, suite
+        self.bar: Any = None
+
+    def __call__(self, n: int = 1, total: int | None = None) -> None:
+        if not self.enabled:
+            return
+        if self.bar is None:
+            tqdm = importlib.import_module("tqdm").tqdm  # by name, as heedful.runner.run: with or without stubs
+            self.bar = tqdm(total=total, unit="step", desc=f"generate {self.suite}", file=sys.stderr, leave=False)
+        self.bar.update(n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 INDEX_FILE = "index.json"
 """Beside a cached dataset: its episode ids and sampling units, so that a run loads only the episodes it uses."""
+
+
+def entry_identity(suite: Any, seed: int, config: dict[str, Any] | None) -> dict[str, Any]:
+    """What a cache entry must be: the suite's dataset version, the seed and the config (as JSON values)."""
+    normal = json.loads(json.dumps(dict(config or {}), sort_keys=True, default=str))
+    return {"suite_version": suite.version, "seed": seed, "config": normal}
+
+
+def _check_summary(where: Path, identity: dict[str, Any]) -> None:
+    """Raise DatasetError when the entry's summary names another seed or config than the one asked for."""
+    try:
+        summary = json.loads((where / SUMMARY_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise DatasetError(f"its {SUMMARY_FILE} cannot be read ({err})") from err
+    if not isinstance(summary, dict):
+        raise DatasetError(f"its {SUMMARY_FILE} is not a JSON object")
+    for key in ("seed", "config"):
+        found = summary.get(key, {} if key == "config" else None)
+        if found != identity[key]:
+            raise DatasetError(f"it holds {key} {found!r}, not the requested {identity[key]!r}")
+
+
+def _seal(index: dict[str, Any]) -> str:
+    body = {k: v for k, v in index.items() if k != "seal"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 def _units_fingerprint(suite: Any) -> str:
@@ -102,14 +189,17 @@ def _units_fingerprint(suite: Any) -> str:
     return hashlib.sha256(marshal.dumps(code)).hexdigest()[:16]
 
 
-def write_index(suite: Any, episodes: Sequence[Any], where: Path) -> None:
-    """Write `INDEX_FILE` for the dataset in `where` (best effort: without it the dataset loads whole)."""
-    index = {
+def write_index(suite: Any, episodes: Sequence[Any], where: Path, identity: dict[str, Any]) -> None:
+    """Write `INDEX_FILE` for the dataset in `where`, sealed with a hash of its body (best effort: without it the
+    dataset loads whole)."""
+    index: dict[str, Any] = {
+        "identity": identity,
         "content_hash": content_hash(episodes),
         "units_of": _units_fingerprint(suite),
         "episode_ids": [episode.episode_id for episode in episodes],
-        "units": suite.sample_units(episodes),
+        "units": json.loads(json.dumps(suite.sample_units(episodes))),
     }
+    index["seal"] = _seal(index)
     staged = where / f".{INDEX_FILE}.{os.getpid()}"
     try:  # renamed into place: a reader meanwhile sees no index or a whole one
         staged.write_text(json.dumps(index, separators=(",", ":")), encoding="utf-8")
@@ -119,19 +209,27 @@ def write_index(suite: Any, episodes: Sequence[Any], where: Path) -> None:
             staged.unlink(missing_ok=True)
 
 
-def load_indexed(suite: Any, where: Path) -> LazyEpisodes | None:
-    """The cached dataset in `where` as a `LazyEpisodes`, or None when it has no index that matches it.
+def load_indexed(suite: Any, where: Path, identity: dict[str, Any]) -> LazyEpisodes | None:
+    """The cached dataset in `where` as a `LazyEpisodes`, or None when it has no index that matches it (its seal,
+    the requested identity, the summary's content hash, this suite's `sample_units`, the file's line count).
 
     Raises:
-        DatasetError: the episodes file does not match the content hash its summary records (damaged).
+        DatasetError: the episodes file does not match the content hash its summary records (damaged), or the
+            sealed index names another suite version, seed or config (another entry's files).
     """
     try:
         index = json.loads((where / INDEX_FILE).read_text(encoding="utf-8"))
         recorded = json.loads((where / SUMMARY_FILE).read_text(encoding="utf-8")).get("content_hash")
     except (OSError, ValueError, AttributeError):
         return None
-    if not isinstance(index, dict) or index.get("content_hash") != recorded or recorded is None:
-        return None
+    if not isinstance(index, dict) or index.get("seal") != _seal(index):
+        return None  # edited (shuffled units, another id) or written before seals: rebuilt from the bytes
+    if index.get("identity") != identity:
+        raise DatasetError(f"its index was written for {index.get('identity')!r}, not {identity!r}")
+    if index.get("content_hash") != recorded or recorded is None:
+        raise DatasetError(
+            f"its index was written for the episodes {str(index.get('content_hash'))[:19]}..., not these"
+        )
     if index.get("units_of") != _units_fingerprint(suite):
         return None
     file = where / EPISODES_FILE
@@ -163,7 +261,7 @@ def _store(suite: Any, episodes: list[Any], where: Path, seed: int, config: dict
     try:
         with staged_directory(where, force=True, flag="the dataset cache") as staging:
             suite.save_dataset(episodes, staging, {"seed": seed, "config": dict(config or {})})
-            write_index(suite, episodes, staging)
+            write_index(suite, episodes, staging, entry_identity(suite, seed, config))
     except ConfigError as exc:
         print(f"heedful: cannot write the dataset cache {where.parent} ({exc}); not caching", file=sys.stderr)
         return None

@@ -27,6 +27,14 @@ class RunError(HeedfulError):
     """A run directory is missing, inconsistent with the request, or cannot be resumed."""
 
 
+class RunAbortedError(RunError):
+    """A run stopped itself because its first episodes all crashed with one error (the run is resumable)."""
+
+
+class TamperedError(RunError):
+    """A run's records or manifest changed after they were written (their stored digests no longer match)."""
+
+
 class AgentInterfaceError(HeedfulError):
     """The agent's transport failed (server down, protocol error): recorded as `interface_error`, never scored."""
 

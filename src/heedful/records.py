@@ -9,6 +9,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from heedful.redact import has_secret, redact_value
+
 RECORD_SCHEMA_VERSION = "heedful-record/1"
 TEXT_LIMIT = 65_536
 """The most characters of one text a record stores (a model's raw output, an answer in `agent_info`, an error).
@@ -90,9 +92,11 @@ class Record(BaseModel):
             return data
         cuts: dict[str, dict[str, JSONValue]] = dict(data.get("truncated") or {})
         bounded = {name: _bounded(data[name], name, cuts) for name in _BOUNDED_FIELDS if name in data}
+        # a key a server echoed into an error or a reply is never stored (heedful.redact)
+        changed = {name: redact_value(value) for name, value in bounded.items() if has_secret(value)}
         if len(cuts) == len(data.get("truncated") or {}):
-            return data
-        return {**data, **bounded, "truncated": cuts}
+            return {**data, **changed} if changed else data
+        return {**data, **bounded, **changed, "truncated": cuts}
 
     def deterministic_dict(self) -> dict[str, JSONValue]:
         """Everything but timing: equal for two runs with the same seed, whatever the backend."""

@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 from heedful.errors import ConfigError, RunError
 from heedful.metrics.rows import MetricRow
 from heedful.records import Record
+from heedful.report.flags import flag_suffix, run_flags
 
 
 def _records(run_dir: Path | str) -> tuple[Any, list[Record]]:
@@ -32,17 +33,32 @@ def report(
 
 
 def report_text(
-    run_dir: Path | str, *, format: str = "table", resamples: int = 10_000, cluster: str | None = None, seed: int = 0
+    run_dir: Path | str,
+    *,
+    format: str = "table",
+    resamples: int = 10_000,
+    cluster: str | None = None,
+    seed: int = 0,
+    full: bool = True,
 ) -> str:
     """The report as text in `format` (heedful.report.REPORT_FORMATS): "table", the terminal table in the suite's
     own layout with a usage line for model runs; "json" or "csv", every row; "markdown" or "latex", the suite's
-    paper tables and then every row (booktabs `table` floats with a caption naming suite, agent and records)."""
+    paper tables and then every row (booktabs `table` floats with a caption naming suite, agent and records).
+    `full=False` makes "table" the short report `heedful report` prints, which leads with the headline table."""
     from heedful.report.formats import check_format, render
 
     check_format(format)
     found = _report(run_dir, resamples=resamples, cluster=cluster, seed=seed)
     return render(
-        format, found.suite, found.rows, title=found.title, caption=found.caption, agent=found.manifest.spec.agent
+        format,
+        found.suite,
+        found.rows,
+        title=found.title,
+        caption=found.caption,
+        agent=found.manifest.spec.agent,
+        flags=run_flags(found.manifest),
+        full=full,
+        run=str(run_dir),
     )
 
 
@@ -78,12 +94,24 @@ def _report(run_dir: Path | str, *, resamples: int, cluster: str | None, seed: i
         mode += " | output " + ("constrained (json_schema)" if manifest.agent["constrained"] else "unconstrained")
     coverage = _coverage(suite, manifest, len(records))
     title = (
-        f"{spec.suite} | agent {spec.agent}{mode} | {coverage} | "
+        f"{spec.suite} | agent {spec.agent}{flag_suffix(manifest)}{mode} | {coverage} | "
         f"state {manifest.state} | "
-        f"dataset {spec.dataset_hash[:19]}"
+        f"dataset {spec.dataset_hash[:19]}{_servers_note(manifest.servers)}"
     )
     caption = f"{spec.suite} suite, agent {run_name(manifest, suite)}: {coverage}"
     return _Report(suite, manifest, rows, title, caption, len(records))
+
+
+def _servers_note(servers: dict[str, dict[str, Any]] | None) -> str:
+    """A pool's per-server counts for the report's title: who answered how much, who failed, who left rotation."""
+    if not servers:
+        return ""
+    parts = [
+        f"{url} answered {c.get('answered', 0)}, failed {c.get('failed', 0)}"
+        + (" (out of rotation)" if c.get("out_of_rotation") else "")
+        for url, c in servers.items()
+    ]
+    return " | servers: " + "; ".join(parts)
 
 
 def plot(runs: Sequence[Path | str], out: Path | str, *, resamples: int = 10_000, seed: int = 0) -> Path:
@@ -96,14 +124,9 @@ def plot(runs: Sequence[Path | str], out: Path | str, *, resamples: int = 10_000
         MissingDependencyError: matplotlib is not installed (heedful[plots]).
         RunError: a path that is not a run.
     """
-    from heedful.report.plot import (
-        RunRows,
-        figure_format,
-        figure_title,
-        legend_labels,
-        require_matplotlib,
-        write_figure,
-    )
+    from heedful.report.labels import short_labels
+    from heedful.report.plot import RunRows, figure_format, figure_title, require_matplotlib, write_figure
+    from heedful.report.reference import reference
     from heedful.runner.manifest import read_manifest
 
     out = Path(out)
@@ -122,9 +145,13 @@ def plot(runs: Sequence[Path | str], out: Path | str, *, resamples: int = 10_000
     layout = found[0].suite.figure
     if layout is None:
         raise ConfigError(f"suite {suites[0]} declares no figure (Suite.figure); use heedful report")
-    labels = legend_labels([run_name(f.manifest, f.suite) for f in found], [Path(run).name for run in runs])
+    if len(found) == 1:
+        labels = [run_name(found[0].manifest, found[0].suite)]
+    else:  # the agent and the options that differ: what tells the bars apart
+        labels = short_labels([f.manifest for f in found], [Path(run) for run in runs])
     series = [RunRows(label, f.rows) for label, f in zip(labels, found, strict=True)]
-    write_figure(layout, series, out, figure_title(suites[0], [f.records for f in found]))
+    title = figure_title(suites[0], [f.records for f in found])
+    write_figure(layout, series, out, title, reference_label=reference(suites[0]).label)
     return out
 
 
@@ -156,14 +183,14 @@ def describe_run(run_dir: Path | str) -> str:
     model = manifest.agent.get("model")
     agent = f"{spec.agent} {model}" if model else spec.agent
     mode = _run_mode(get_suite(spec.suite), spec.options)
-    return f"{run_dir} | agent {agent}{mode} | {len(records)} records"
+    return f"{run_dir} | agent {agent}{flag_suffix(manifest)}{mode} | {len(records)} records"
 
 
 def run_name(manifest: Any, suite: Any) -> str:
-    """The agent of a run as legends and captions name it: its name, its model, how the run showed the episodes
-    (e.g. "llm SmolLM2-135M (masked)")."""
+    """The agent of a run as legends and captions name it: its name, its model, its flags, how the run showed the
+    episodes (e.g. "llm SmolLM2-135M (masked)", "oracle [privileged: not a language agent]")."""
     model = manifest.agent.get("model")
-    agent = f"{manifest.spec.agent} {model}" if model else str(manifest.spec.agent)
+    agent = (f"{manifest.spec.agent} {model}" if model else str(manifest.spec.agent)) + flag_suffix(manifest)
     parts = [part.strip() for part in _run_mode(suite, manifest.spec.options).split("|")]
     mode = [part[1:-1] if part[:1] + part[-1:] == "()" else part for part in parts if part]
     return f"{agent} ({', '.join(mode)})" if mode else agent
@@ -217,12 +244,14 @@ def compare_text(
     run_a: Path | str, run_b: Path | str, *, resamples: int = 10_000, seed: int = 0, strict: bool = False
 ) -> str:
     """The paired comparison as a terminal table, in the suite's own layout where it has one."""
+    from heedful.report.labels import differences_line
     from heedful.runner.manifest import read_manifest
     from heedful.suites.registry import get_suite
 
     rows = compare(run_a, run_b, resamples=resamples, seed=seed, strict=strict)  # both runs of one suite
     pairs = pairing_line(_records(run_a)[1], _records(run_b)[1])
-    title = f"A: {describe_run(run_a)}\nB: {describe_run(run_b)}\n{pairs}"
+    differences = differences_line(read_manifest(Path(run_a)), read_manifest(Path(run_b)))
+    title = f"A: {describe_run(run_a)}\nB: {describe_run(run_b)}\n{differences}\n{pairs}"
     return str(get_suite(read_manifest(Path(run_a)).spec.suite).render_comparison(rows, title))
 
 

@@ -27,3 +27,10 @@ def stable_hash(text: str, modulo: int) -> int:
     """A process-independent hash of `text` reduced modulo `modulo`."""
     digest = hashlib.sha256(text.encode("utf-8")).digest()
     return int.from_bytes(digest[:8], "big") % modulo
+
+
+def episode_token(seed: int) -> str:
+    """The opaque name an agent sees for one episode of one run, from the episode's derived seed (`derive_seed(run
+    seed, episode id)`): the same on every backend, different in every run seed, and without the dataset's id,
+    which spells out the family and the role (`obj-19-f03-change_preserve`). The record keeps the real id."""
+    return "ep-" + hashlib.sha256(f"episode-token/{seed}".encode()).hexdigest()[:12]

@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from heedful.errors import ConfigError, HeedfulError, RunError
+from heedful.sweep_checks import SWEEP_FILE, check_cell_entry, check_cells, check_run_table, plain_name
 
-SWEEP_FILE = "sweep.json"
 TOP_KEYS = {"out", "baseline", "run", "matrix", "options"}
 RUN_KEYS = {"limit", "split", "order", "workers", "backend", "address", "resources", "verify"}
 MATRIX_KEYS = {"suites", "agents", "seeds", "options"}
@@ -105,8 +105,13 @@ def load_sweep(path: Path | str, out: Path | str | None = None) -> Sweep:
         or not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds)
     ):
         raise ConfigError(f"{path} matrix.seeds must be a list of integers, got {seeds!r}")
-    option_sets = [_options(entry, f"{path} matrix.options") for entry in matrix.get("options", [{"label": ""}])]
+    check_run_table(run, f"{path} [run]")
+    option_sets = [
+        _options(entry, f"{path} matrix.options")
+        for entry in _list(matrix.get("options", [{"label": ""}]), f"{path} matrix.options")
+    ]
     per_suite = _table(data.get("options", {}), f"{path} [options]")
+    _known(per_suite, set(suites), f"{path} [options] (a table per suite of the matrix)")
     _unique([label for label, _ in option_sets], f"{path} matrix.options labels")
     baseline = data.get("baseline")
     if baseline is not None and baseline not in {a.label for a in agents}:
@@ -125,10 +130,12 @@ def load_sweep(path: Path | str, out: Path | str | None = None) -> Sweep:
         [f"{c.suite}: {c.agent.label}" for c in cells if c.seed == seeds[0] and c.options_label == option_sets[0][0]],
         f"{path} matrix.agents labels",
     )
-    _check_cells(cells, path)
+    check_cells(cells, path, run)
     where = out if out is not None else data.get("out")
     if not isinstance(where, str | Path):
         raise ConfigError(f'{path} names no sweep directory: add out = "DIR" or pass --out')
+    if not str(where) or not str(where).isprintable():
+        raise ConfigError(f"{path}: out {str(where)!r} is not a directory name (empty, or a control character)")
     return Sweep(Path(where), run, cells, baseline, text)
 
 
@@ -196,6 +203,8 @@ def sweep_rows(out: Path | str, *, resamples: int = 10_000, baseline: str | None
         ConfigError: `baseline` is no agent of the sweep.
     """
     from heedful.api import compare, report
+    from heedful.report.flags import run_flags
+    from heedful.runner.manifest import read_manifest
 
     out = Path(out)
     info = read_sweep(out)
@@ -213,6 +222,7 @@ def sweep_rows(out: Path | str, *, resamples: int = 10_000, baseline: str | None
             for row in compare(run_dir, out / base["run_dir"], resamples=resamples):  # diff: cell - baseline
                 if getattr(row, "group", None) == "all":
                     diffs[row.metric] = row
+        flags = run_flags(read_manifest(run_dir))  # privileged or stateful: shown beside the agent
         for row in report(run_dir, resamples=resamples)[0]:
             if row.group != "all" or row.value is None:
                 continue
@@ -232,6 +242,7 @@ def sweep_rows(out: Path | str, *, resamples: int = 10_000, baseline: str | None
                     "diff": getattr(diff, "diff", None),
                     "diff_ci_low": getattr(diff, "ci_low", None),
                     "diff_ci_high": getattr(diff, "ci_high", None),
+                    "flags": flags,
                 }
             )
     return rows
@@ -256,7 +267,8 @@ def sweep_table(out: Path | str, *, resamples: int = 10_000, baseline: str | Non
             else f"{_pct(r['diff'], signed=True)} [{_pct(r['diff_ci_low'])}, {_pct(r['diff_ci_high'])}]"
         )
         value = f"{_pct(r['value'])} [{_pct(r['ci_low'])}, {_pct(r['ci_high'])}]"
-        lines.append((r["suite"], r["options"] or "-", str(r["seed"]), r["agent"], r["metric"], value, str(r["n"]), vs))
+        agent = r["agent"] + (f" [{'; '.join(r['flags'])}]" if r["flags"] else "")
+        lines.append((r["suite"], r["options"] or "-", str(r["seed"]), agent, r["metric"], value, str(r["n"]), vs))
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     text = [f"sweep {out}: {len(info['cells'])} cells" + (f", baseline {baseline}" if baseline else "")]
     text += ["  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip() for line in lines]
@@ -271,17 +283,31 @@ def sweep_table(out: Path | str, *, resamples: int = 10_000, baseline: str | Non
 
 
 def read_sweep(out: Path) -> dict[str, Any]:
-    """The `sweep.json` of a sweep directory.
+    """The `sweep.json` of a sweep directory, checked like a manifest: every cell names its suite, agent, options
+    label, seed and a run directory inside the sweep.
 
     Raises:
-        RunError: `out` holds no sweep.
+        RunError: `out` holds no sweep, or its `sweep.json` is damaged or of the wrong shape.
     """
+    path = out / SWEEP_FILE
     try:
-        return dict(json.loads((out / SWEEP_FILE).read_text(encoding="utf-8")))
+        info = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as err:
         raise RunError(f"{out} holds no sweep ({SWEEP_FILE} is missing); run `heedful sweep SWEEP.toml` first") from err
     except json.JSONDecodeError as err:
-        raise RunError(f"{out / SWEEP_FILE} is damaged ({err.msg}); run the sweep again to rewrite it") from err
+        raise RunError(f"{path} is damaged ({err.msg}); run the sweep again to rewrite it") from err
+    if not isinstance(info, dict) or not isinstance(info.get("cells"), list):
+        raise RunError(f"{path} is not a sweep record (no list of cells); run the sweep again to rewrite it")
+    for i, cell in enumerate(info["cells"]):
+        check_cell_entry(out, cell, f"{path} cell {i + 1}")
+    if info.get("baseline") is not None and not isinstance(info["baseline"], str):
+        raise RunError(f"{path}: baseline must be an agent label, got {info['baseline']!r}")
+    return dict(info)
+
+
+def cell_run_dirs(out: Path) -> list[Path]:
+    """The run directories of a sweep's cells (each checked to lie inside the sweep)."""
+    return [out / cell["run_dir"] for cell in read_sweep(Path(out))["cells"]]
 
 
 # --- parsing helpers ---------------------------------------------------------------------------------------
@@ -314,6 +340,8 @@ def _strings(value: Any, where: str) -> list[str]:
 
 def _agent(entry: Any, where: str) -> AgentEntry:
     if isinstance(entry, str) and entry:
+        if not plain_name(entry.replace("/", "-")):
+            raise ConfigError(f"{where}: agent {entry!r} is not a name (it holds a control character)")
         return AgentEntry(entry.replace("/", "-"), entry)
     table = _table(entry, f"{where} entry")
     _known(table, {"label", "agent", "args", "suites"}, f"{where} entry")
@@ -322,7 +350,7 @@ def _agent(entry: Any, where: str) -> AgentEntry:
     if not isinstance(agent, str) or not agent or not isinstance(args, dict):
         raise ConfigError(f'{where}: {entry!r} needs agent = "NAME" and optionally args = {{...}}')
     label = table.get("label", agent)
-    if not isinstance(label, str) or not label or "/" in label or label.startswith("."):
+    if not isinstance(label, str) or not label or not plain_name(label):
         raise ConfigError(f"{where}: label {label!r} must be a plain directory name")
     return AgentEntry(label, agent, args, suites)
 
@@ -330,7 +358,7 @@ def _agent(entry: Any, where: str) -> AgentEntry:
 def _options(entry: Any, where: str) -> tuple[str, dict[str, Any]]:
     table = dict(_table(entry, f"{where} entry"))
     label = table.pop("label", "")
-    if not isinstance(label, str) or "/" in label or label.startswith("."):
+    if not isinstance(label, str) or (label and not plain_name(label)):
         raise ConfigError(f"{where}: label {label!r} must be a plain directory name")
     return label, table
 
@@ -339,21 +367,6 @@ def _unique(labels: Sequence[str], where: str) -> None:
     repeated = sorted({label for label in labels if labels.count(label) > 1})
     if repeated:
         raise ConfigError(f"{where} repeat {', '.join(map(repr, repeated))}: give each a distinct label")
-
-
-def _check_cells(cells: Sequence[Cell], path: Path) -> None:
-    from heedful.agents.registry import agent_class
-    from heedful.suites.registry import get_suite
-
-    problems: list[str] = []
-    for suite, agent in sorted({(c.suite, c.agent.agent) for c in cells}):
-        try:
-            get_suite(suite)
-            agent_class(agent, suite)
-        except ConfigError as err:
-            problems.append(f"{suite} / {agent}: {err}")
-    if problems:
-        raise ConfigError(f"{path}: cells that cannot run (nothing was started):\n  " + "\n  ".join(problems))
 
 
 def _entry(cell: Cell, out: Path, state: str) -> dict[str, Any]:

@@ -108,15 +108,15 @@ def test_the_visual_condition_reads_attributes_from_the_candidate_texts() -> Non
 # --- on the default dataset: properties a healthy benchmark keeps
 
 
-def run_rule(name: str, episodes, strip_privileged: bool = False):  # type: ignore[no-untyped-def]
+def run_rule(name: str, episodes, with_privileged: bool = False):  # type: ignore[no-untyped-def]
     agent = make_agent(name, suite="decisions")
     records = []
     for i, ep in enumerate(episodes):
         context = RolloutContext(seed=i, index=i, options={})
-        if strip_privileged:  # the same question without the symbolic task: answers must not change
-            observation = build_observation(ep, seed=0, mask=False)
-            bare = dataclasses.replace(observation, privileged_task=None, privileged_candidates=None)
-            records.append(agent.decide(bare).text)
+        if with_privileged:  # the same question with the symbolic task (the rollout withholds it): same answers
+            observation = build_observation(ep, seed=0, mask=False, privileged=True)
+            assert observation.privileged_task is not None
+            records.append(agent.decide(observation).text)
         else:
             records.append(SUITE.rollout(ep, agent, context))
     return records
@@ -132,7 +132,7 @@ def test_rules_always_parse_and_never_read_the_symbolic_task(name: str, rule_rec
     assert all(r.status == "ok" for r in rule_records[name])
     sample = default_episodes[::10]
     with_task = [json.dumps({"decision": r.prediction}) for r in rule_records[name][::10]]
-    assert run_rule(name, sample, strip_privileged=True) == with_task
+    assert run_rule(name, sample, with_privileged=True) == with_task
 
 
 # Before issue 13's regenerated dataset (decisions-v2), unnamed-member solved inhibition and set/retention.

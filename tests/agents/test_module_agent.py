@@ -11,12 +11,14 @@ import pytest
 from heedful.cli import main
 from heedful.runner import load_run
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _readme_policy() -> str:
-    found = re.search(r"```python\n# mypolicy.py\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL)
-    assert found, "the README's mypolicy.py example is gone"
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]  # the README and the pages it links
+    text = "\n".join(page.read_text(encoding="utf-8") for page in pages)
+    found = re.search(r"```python\n# mypolicy.py\n(.*?)```", text, re.DOTALL)
+    assert found, "the documentation's mypolicy.py example is gone"
     return found.group(1)
 
 

@@ -53,9 +53,9 @@ def small_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def run(dataset: Path, out: Path, agent: str, *extra: str) -> None:
+def run(dataset: Path, out: Path, agent: str, *extra: str, code: int = 0) -> None:
     args = ["run", "decisions", "--agent", agent, "--dataset", str(dataset), "--out", str(out), "--no-progress"]
-    assert main([*args, *extra]) == 0
+    assert main([*args, *extra]) == code
 
 
 def test_run_report_export_compare(small_dataset: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -109,6 +109,11 @@ def test_run_report_export_compare(small_dataset: Path, tmp_path: Path, capsys: 
 
     table_pq = pq.read_table(tmp_path / "export.parquet")
     assert table_pq.num_rows == 168 and required <= set(table_pq.column_names)
+    from heedful.report.export_schema import file_problems
+
+    for fmt in ("jsonl", "parquet"):  # typed as `heedful schema decisions --export` says, read with pyarrow
+        assert file_problems("decisions", tmp_path / f"export.{fmt}") == []
+    assert {type(x["visual"]) for x in lines} == {bool} and all(isinstance(x["gold"], str) for x in lines)
 
     capsys.readouterr()
     assert (
@@ -145,7 +150,7 @@ def test_a_user_dataset_without_constraints_runs_every_agent_but_the_oracle(
     stripped = [json.dumps({k: v for k, v in json.loads(x).items() if k not in ("task", "template_id")}) for x in lines]
     (user / "episodes.jsonl").write_text("\n".join(stripped) + "\n")
     run(user, tmp_path / "random", "random-valid")
-    run(user, tmp_path / "oracle", "oracle")
+    run(user, tmp_path / "oracle", "oracle", code=4)  # every episode crashed: not a successful run
     _, records = load_run(tmp_path / "oracle")
     assert {r.status.value for r in records} == {"crashed"}
     assert "no symbolic task" in (records[0].error or "")

@@ -83,8 +83,9 @@ class _Server(ThreadingHTTPServer):
 class FakeOpenAIServer:  # test double
     """A scripted OpenAI-compatible HTTP server on 127.0.0.1 (a test double, not a model)."""
 
-    def __init__(self, script: Script | None = None) -> None:
+    def __init__(self, script: Script | None = None, models: list[str] | None = None) -> None:
         self.script: Script = script or (lambda _: ok())
+        self.models = models  # listed at GET /v1/models (None: 404, as servers without the endpoint)
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         fake = self
@@ -92,6 +93,16 @@ class FakeOpenAIServer:  # test double
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: Any) -> None:
                 pass
+
+            def do_GET(self) -> None:
+                found = self.path.rstrip("/").endswith("/models") and fake.models is not None
+                listing = {"object": "list", "data": [{"id": m, "object": "model"} for m in fake.models or []]}
+                data = json.dumps(listing).encode() if found else b'{"error": "not found"}'
+                self.send_response(200 if found else 404)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", 0))
@@ -256,11 +267,14 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def wait_until(condition: Callable[[], bool], timeout_s: float, what: str) -> None:
-    deadline = time.monotonic() + timeout_s
+def wait_until(condition: Callable[[], bool], what: str, process: subprocess.Popen[str]) -> None:
+    """Wait for `condition` as long as `process` (the run that makes it true) is alive: no fixed time, which a
+    loaded machine outlasts; a process that ended without it fails at once, with its output. The test's own
+    pytest timeout bounds the wait."""
     while not condition():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"timed out after {timeout_s} s waiting for {what}")
+        if process.poll() is not None:
+            out, err = process.communicate()
+            raise AssertionError(f"the process ended ({process.returncode}) before {what}:\n{out[-2000:]}{err[-2000:]}")
         time.sleep(0.05)
 
 

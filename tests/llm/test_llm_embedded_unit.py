@@ -95,3 +95,28 @@ def test_a_busy_server_is_destroyed_when_its_last_request_returns(tmp_path: Path
     server._handle = server_module._Handle(DummyServer("idle"))
     server.close()
     assert DummyServer.destroyed == ["busy", "idle"]
+
+
+@pytest.mark.parametrize(
+    ("cores", "load", "workers", "threads"),
+    [(2, 0.1, 1, 2), (2, 2.3, 1, 1), (2, 12.8, 1, 1), (16, 3.0, 1, 8), (16, 4.0, 3, 4), (8, 0.0, 16, 1)],
+)
+def test_the_default_threads_are_the_free_cores_shared_among_the_workers(
+    cores: int, load: float, workers: int, threads: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(server_module.os, "sched_getaffinity", lambda _pid: set(range(cores)))
+    monkeypatch.setattr(server_module.os, "getloadavg", lambda: (load, load, load))
+    monkeypatch.setattr(server_module, "_CHOSEN", {})
+    monkeypatch.setenv(server_module.WORKERS_ENV, str(workers))
+    chosen, why = server_module.thread_choice()
+    assert chosen == threads and f"{cores} cores, load {load:.1f}" in why
+    monkeypatch.setattr(server_module.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert server_module.thread_choice() == (chosen, why)  # chosen once per process: the cache key keeps it
+
+
+def test_the_runner_tells_the_model_server_how_many_workers_share_the_machine() -> None:
+    import importlib
+
+    run_module = importlib.import_module("heedful.runner.run")
+
+    assert run_module.WORKERS_ENV == server_module.WORKERS_ENV

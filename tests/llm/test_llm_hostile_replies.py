@@ -51,8 +51,8 @@ def test_a_broken_answer_is_an_interface_error_and_its_usage_is_not_summed(
     case: str, heedful_run: Run, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     reply = BROKEN[case]
-    with FakeOpenAIServer(lambda _: reply) as server:
-        assert heedful_run(server, tmp_path / "run", "--limit", "2", "--retries", "0") == 0
+    with FakeOpenAIServer(lambda _: reply) as server:  # every episode an interface error: exit 4, not success
+        assert heedful_run(server, tmp_path / "run", "--limit", "2", "--retries", "0") == 4
     _, records = load_run(tmp_path / "run")
     assert [r.status.value for r in records] == ["interface_error"] * 2, [r.error for r in records]
     assert all(r.prediction is None and r.correct is None for r in records)

@@ -172,11 +172,12 @@ def test_a_killed_server_gives_interface_errors_and_the_run_resumes_when_it_retu
     command = [sys.executable, "-m", "heedful", *args]
     process = subprocess.Popen(command, env=subprocess_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        wait_until(lambda: stored_count(out) >= 2, 120, "two records")
+        wait_until(lambda: stored_count(out) >= 2, "two records", process)
         server.kill()
-        _, err = process.communicate(timeout=120)
+        _, err = process.communicate(timeout=300)  # the retries' backoff, then the last records
     finally:
         process.kill()
+        server.stop()  # on a failure too: never a server left running after the test
     assert process.returncode == 0, err
     records = load_run(out)[1]
     failed = [r for r in records if r.status is Status.INTERFACE_ERROR]
@@ -198,7 +199,7 @@ def test_ctrl_c_stops_a_concurrent_run_and_the_embedded_server_cleanly(small_dat
     env = subprocess_env(HEEDFUL_LLAMA_LOG="1")
     process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        wait_until(lambda: stored_count(out) >= 1, 120, "a first record")
+        wait_until(lambda: stored_count(out) >= 1, "a first record", process)
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=300)  # in-flight requests finish first; slow on a loaded machine
     finally:

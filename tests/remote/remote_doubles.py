@@ -113,7 +113,7 @@ class SilentTcpServer:
 class ServeProcess:
     """`heedful serve --agent AGENT --port 0` in its own process; `port` is read from its first line."""
 
-    def __init__(self, agent: str = "oracle", *extra: str) -> None:
+    def __init__(self, agent: str = "oracle", *extra: str, cwd: Path | None = None) -> None:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(SRC), os.environ.get("PYTHONPATH")) if p)}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "heedful", "serve", "--agent", agent, "--port", "0", *extra],
@@ -121,6 +121,7 @@ class ServeProcess:
             stderr=subprocess.STDOUT,
             text=True,
             env=env,
+            cwd=cwd,
         )
         self.first_line = self.proc.stdout.readline() if self.proc.stdout else ""
         match = re.search(r"ws://127\.0\.0\.1:(\d+)", self.first_line)

@@ -64,7 +64,8 @@ def test_records_and_manifest_carry_server_metadata_and_timing(tmp_path: Path, o
     assert manifest.agent["client"].startswith("openpi-client ") and manifest.agent["episode_info_requested"]
     (record,) = records
     assert record.agent_info["requests"] == 180 // 5 and record.agent_info["episode_info_sent"] is True
-    assert record.agent_info["server_metadata"] == served
+    assert record.agent_info["server"] == oracle_server.url  # the record names who answered, by metadata digest
+    assert record.agent_info["server_metadata_sha256"] == manifest.agent["server_metadata_sha256"]
     for key in ("remote_roundtrip_ms_mean", "server_infer_ms_mean", "server_prev_total_ms_max", "wall_s"):
         assert record.timing[key] > 0
     assert record.timing["remote_roundtrip_ms_mean"] >= record.timing["server_infer_ms_mean"]

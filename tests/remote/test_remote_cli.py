@@ -43,6 +43,58 @@ def test_remote_flags_belong_to_the_remote_agent(tmp_path: Path, capsys: pytest.
 
 def test_serve_refuses_an_agent_it_cannot_serve(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["serve", "--agent", "remote", "--port", "0"]) == 2
-    assert "serves tabletop planner agents (oracle, blind); 'remote' is not one" in capsys.readouterr().err
+    assert "cannot serve 'remote'" in capsys.readouterr().err
     assert main(["serve", "--agent", "orcle", "--port", "0"]) == 2
     assert "did you mean 'oracle'" in capsys.readouterr().err
+
+
+USER_CONTROLLER = '''
+import numpy as np
+
+
+class Wander:
+    """Moves by the control step and logs what it is told to steps.log (in the directory it runs in)."""
+
+    name = "wander"
+
+    def reset(self):
+        self.log("reset")
+
+    def set_instruction(self, instruction):
+        self.log(f"instruction {instruction}")
+
+    def predict(self, observation):
+        step = observation["step"]
+        self.log(f"step {step} state {observation['state'].shape}")
+        actions = np.zeros((5, 7))
+        actions[:, 0] = 0.6 if (step // 40) % 2 == 0 else -0.6
+        actions[:, 6] = -1.0
+        return actions
+
+    def log(self, line):
+        with open("steps.log", "a") as file:
+            file.write(line + "\\n")
+'''
+
+
+def test_own_controller_served_from_the_start_directory_is_told_what_it_is_told_in_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    served_dir, here_dir = tmp_path / "served", tmp_path / "here"
+    for directory in (served_dir, here_dir):
+        directory.mkdir()
+        (directory / "h45_wander.py").write_text(USER_CONTROLLER)
+    server = ServeProcess("h45_wander:Wander", cwd=served_dir)
+    flags = ["--level", "L0", "--trials", "1", "--limit", "1", "--no-progress"]
+    try:
+        args = ["run", "tabletop", "--agent", "remote", "--port", str(server.port), *flags]
+        assert main([*args, "--out", str(tmp_path / "served-run")]) == 0
+    finally:
+        code, rest = server.stop()
+    assert code == 0 and "stopped after" in rest
+    monkeypatch.chdir(here_dir)
+    assert main(["run", "tabletop", "--agent", "h45_wander:Wander", *flags, "--out", str(tmp_path / "here-run")]) == 0
+    (served,), (here,) = load_run(tmp_path / "served-run")[1], load_run(tmp_path / "here-run")[1]
+    assert served.status == here.status == "ok" and served.scores == here.scores
+    told = (served_dir / "steps.log").read_text()
+    assert told == (here_dir / "steps.log").read_text() and told.count("step ") > 10

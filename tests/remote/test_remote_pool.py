@@ -12,9 +12,9 @@ from remote_doubles import FaultyPolicyServer
 
 from heedful.api import evaluate
 from heedful.cli.main import main
-from heedful.errors import AgentInterfaceError, ConfigError
+from heedful.errors import AgentInterfaceError, ConfigError, RunError
 from heedful.remote.mirror import MirrorPolicy
-from heedful.remote.pool import RemotePoolAgent
+from heedful.remote.pool import PERSISTENT_FAILURES, RemotePoolAgent
 from heedful.remote.server import PolicyServer
 from heedful.runner import load_run
 
@@ -40,7 +40,11 @@ def _run(agent: str, out: Path, resume: bool = False, **agent_args: Any) -> Any:
 
 
 def _records(out: Path) -> list[dict[str, Any]]:
-    return [r.deterministic_dict() for r in load_run(out)[1]]
+    """The records but for the server that answered each (a pool's records name theirs)."""
+    records = [r.deterministic_dict() for r in load_run(out)[1]]
+    for record in records:
+        record["agent_info"].pop("server", None)
+    return records
 
 
 def _free_url() -> str:
@@ -69,7 +73,10 @@ def test_an_unreachable_server_leaves_rotation_and_the_other_runs_every_episode(
     dead = _free_url()
     result = _run("remote-pool", tmp_path / "pool", urls=[dead, oracle_server.url])
     assert result.counts == {"ok": LIMIT}
-    assert list(result.manifest.agent["out_of_rotation"]) == [dead]
+    servers = result.manifest.servers or {}
+    assert servers[dead]["answered"] == 0 and servers[dead]["failed"] >= 1  # it cooled down, and was tried again
+    assert servers[oracle_server.url] == {"answered": LIMIT, "failed": 0, "out_of_rotation": None}
+    assert {r.agent_info["server"] for r in load_run(tmp_path / "pool")[1]} == {oracle_server.url}
     with pytest.raises(AgentInterfaceError, match="no policy server of the pool can be reached"):
         _run("remote-pool", tmp_path / "none", urls=[dead, _free_url()])
 
@@ -83,15 +90,17 @@ def test_a_failing_server_fails_only_its_episode_in_flight_then_leaves_rotation(
         PolicyServer(oracle_mirror, port=0) as good,
     ):
         first = _run("remote-pool", out, urls=[bad.url, good.url])
-    assert bad.faults_done == 1  # out of rotation after its first failure: no second episode went there
-    assert first.counts == {"ok": LIMIT - 1, "interface_error": 1}
+    # a failing server cools down, comes back, and leaves rotation after PERSISTENT_FAILURES in a row
+    assert 1 <= bad.faults_done <= PERSISTENT_FAILURES
+    assert first.counts == {"ok": LIMIT - bad.faults_done, "interface_error": bad.faults_done}
+    assert (first.manifest.servers or {})[bad.url]["failed"] == bad.faults_done
     failed = [r for r in load_run(out)[1] if r.status.value == "interface_error"]
     assert "closed the connection" in (failed[0].error or "")
 
-    with PolicyServer(oracle_mirror, port=0) as a, PolicyServer(oracle_mirror, port=0) as b:
-        second = _run("remote-pool", out, resume=True, urls=[a.url, b.url])
+    with PolicyServer(oracle_mirror, port=bad.port) as a, PolicyServer(oracle_mirror, port=good.port) as b:
+        second = _run("remote-pool", out, resume=True, urls=[a.url, b.url])  # the same addresses: its identity
         _run("remote", tmp_path / "one", url=a.url)
-    assert second.newly_run == 1 and second.counts == {"ok": LIMIT}
+    assert second.newly_run == bad.faults_done and second.counts == {"ok": LIMIT}
     assert _records(out) == _records(tmp_path / "one")
 
 
@@ -126,3 +135,38 @@ def test_the_command_line_runs_several_url_as_a_pool(
     manifest, _ = load_run(tmp_path / "pool")
     assert manifest.spec.agent == "remote-pool" and manifest.spec.agent_args["urls"] == [a.url, b.url]
     assert _records(tmp_path / "pool") == _records(tmp_path / "one")
+
+
+def test_a_pool_of_two_policies_is_refused_and_a_resume_against_another_server_or_policy_too(
+    tmp_path: Path, oracle_mirror: MirrorPolicy
+) -> None:
+    other = {**oracle_mirror.metadata, "policy": "another policy"}
+    with PolicyServer(oracle_mirror, port=0) as a, PolicyServer(oracle_mirror, port=0, metadata=other) as b:
+        with pytest.raises(ConfigError, match="report different policies"):
+            _run("remote-pool", tmp_path / "mixed", urls=[a.url, b.url])
+        assert a.requests == b.requests == 0 and not (tmp_path / "mixed" / "manifest.json").exists()
+        out = tmp_path / "run"
+        evaluate(suite="tabletop", agent="remote", agent_args={"url": a.url}, out=out, options=OPTIONS, limit=1,
+                 progress=False)  # fmt: skip
+        with pytest.raises(RunError, match=r"differs from the stored run in agent_args .*'url'"):
+            _run("remote", out, resume=True, url=b.url)
+        a_port = a.port
+    impostor = PolicyServer(oracle_mirror, port=a_port, metadata=other)  # the same address, another policy
+    with impostor, pytest.raises(RunError, match="server's metadata differs"):
+        evaluate(suite="tabletop", agent="remote", agent_args={"url": impostor.url}, out=out, options=OPTIONS,
+                     limit=1, resume=True, progress=False)  # fmt: skip
+    assert load_run(out)[0].spec.agent_args["url"] == a.url  # the manifest still names the first server
+
+
+def test_a_huge_server_metadata_is_stored_once_capped_and_records_refer_to_it(
+    tmp_path: Path, oracle_mirror: MirrorPolicy
+) -> None:
+    huge = {**oracle_mirror.metadata, **{f"key{i}": i for i in range(50_000)}}
+    with PolicyServer(oracle_mirror, port=0, metadata=huge) as server:
+        evaluate(suite="tabletop", agent="remote", agent_args={"url": server.url}, out=tmp_path / "run",
+                 options=OPTIONS, limit=1, progress=False)  # fmt: skip
+    manifest, (record,) = load_run(tmp_path / "run")
+    assert (tmp_path / "run" / "manifest.json").stat().st_size < 20_000
+    kept = manifest.agent["server_metadata"]["heedful/truncated"]
+    assert kept["sha256"] == manifest.agent["server_metadata_sha256"] and kept["chars"] > 500_000
+    assert record.agent_info["server_metadata_sha256"] == kept["sha256"] and len(record.model_dump_json()) < 5_000

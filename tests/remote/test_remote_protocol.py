@@ -1,5 +1,6 @@
 """heedful's policy server and client link against openpi-client itself, on 127.0.0.1: metadata on connect,
-msgpack arrays both ways, server timing, the traceback reply on error, health check, timeouts."""
+msgpack arrays both ways, server timing, the one-line reply on error, health check, timeouts, and the bounds: a frame
+too large, a malformed frame, an idle connection, too many connections, a reply too large."""
 
 from __future__ import annotations
 
@@ -36,7 +37,10 @@ class EchoPolicy:
         if obs.get("sleep"):
             time.sleep(float(obs["sleep"]))
         state = np.asarray(obs["observation/state"])
-        return {"actions": np.tile(state[:7], (4, 1)), "policy_timing": {"infer_ms": 1.5}, "seen": sorted(obs)}
+        reply = {"actions": np.tile(state[:7], (4, 1)), "policy_timing": {"infer_ms": 1.5}, "seen": sorted(obs)}
+        if obs.get("big"):  # a reply of that many bytes more
+            reply["blob"] = np.zeros(int(obs["big"]), np.uint8)
+        return reply
 
 
 def free_port() -> int:
@@ -69,12 +73,13 @@ def test_openpi_client_talks_to_our_server_with_metadata_arrays_and_timing() -> 
     assert server.requests == 2
 
 
-def test_an_error_in_the_policy_reaches_the_client_as_a_traceback_then_the_connection_closes() -> None:
+def test_an_error_in_the_policy_reaches_the_client_as_one_line_then_the_connection_closes() -> None:
     with PolicyServer(EchoPolicy(), port=0) as server:
         client = WebsocketClientPolicy(host=server.url)
         with pytest.raises(RuntimeError, match="Error in inference server") as raised:
             client.infer(obs(explode=True))
-        assert "Traceback" in str(raised.value) and "exploded on purpose" in str(raised.value)
+        told = str(raised.value).split("\n", 1)[1]
+        assert told == "ValueError: the policy exploded on purpose"  # one line: no traceback, no file path
         link = PolicyLink(server.url, connect_timeout=5, request_timeout=5, connect_retries=0)
         link.ensure()
         with pytest.raises(AgentInterfaceError, match="replied with an error") as failed:
@@ -148,3 +153,44 @@ def test_a_server_that_shuts_down_closes_the_connection_with_its_code() -> None:
     with pytest.raises(AgentInterfaceError, match=r"closed the connection \(close code 1001"):
         link.infer(obs())
     assert not link.connected
+
+
+def test_the_server_bounds_frames_idle_connections_and_connections_and_answers_malformed_frames_in_one_line() -> None:
+    from websockets.exceptions import ConnectionClosed, InvalidStatus
+    from websockets.sync.client import connect
+
+    with PolicyServer(EchoPolicy(), port=0, max_frame_bytes=1_000_000, idle_timeout_s=0.5, max_connections=2) as server:
+        with connect(server.url, max_size=None) as ws:
+            ws.recv()  # the metadata
+            with pytest.raises(ConnectionClosed) as closed:  # 300 MB announced: refused before it is read
+                ws.send(b"\0" * 1_000_001)
+                ws.recv(timeout=5)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+        with connect(server.url) as ws:
+            ws.recv()
+            ws.send(b"\xc1 not msgpack")
+            told = ws.recv(timeout=5)
+            assert isinstance(told, str) and told.startswith("ValueError: the request is not an openpi msgpack")
+            assert "\n" not in told and "Traceback" not in told
+        with connect(server.url) as idle:
+            idle.recv()
+            with pytest.raises(ConnectionClosed) as closed:
+                idle.recv(timeout=5)  # it sends nothing: closed after the idle timeout
+            assert closed.value.rcvd is not None and "idle" in closed.value.rcvd.reason
+        first, second = connect(server.url), connect(server.url)
+        with pytest.raises(InvalidStatus, match="503"):
+            connect(server.url, open_timeout=5)
+        first.close()
+        second.close()
+
+
+def test_the_client_refuses_a_reply_too_large(monkeypatch: pytest.MonkeyPatch) -> None:
+    import heedful.remote.link as link_module
+
+    monkeypatch.setattr(link_module, "MAX_REPLY_BYTES", 10_000)
+    with PolicyServer(EchoPolicy(), port=0) as server:
+        link = PolicyLink(server.url, connect_timeout=5, request_timeout=5, connect_retries=0)
+        link.ensure()
+        with pytest.raises(AgentInterfaceError, match="1009"):
+            link.infer(obs(big=20_000))
+        link.close()

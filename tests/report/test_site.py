@@ -21,6 +21,7 @@ from heedful.report.site import build_site
 from heedful.report.site.figures import NO_MATPLOTLIB
 from heedful.report.site.media import plan, wanted
 from heedful.runner import load_run
+from heedful.runner.manifest import write_manifest
 from heedful.runner.store import RunStore
 
 
@@ -123,6 +124,8 @@ def test_tabletop_videos_are_copied_or_made_from_the_records_and_a_trial_that_do
     manifest, records = load_run(edited)
     with RunStore(edited) as store:
         store.put(records[0].model_copy(update={"scores": {**records[0].scores, "intent": 0.5}}), manifest.run_identity)
+        # resealed as a forger would (readers refuse a casual edit): the replay check is what is tested here
+        write_manifest(edited, manifest.model_copy(update={"records_digest": store.digest()}))
     runs = [site_runs["tt_oracle"], site_runs["tt_video"], edited]
     built = build_site(runs, tmp_path / "site", episodes="all", progress=False)
     site = tmp_path / "site"

@@ -110,6 +110,10 @@ def test_the_summary_shows_the_report_rows_of_every_run(
         assert [cell for cell in cells if cell[0] == f"r{i}" and cell[2] != "usage"] == want, name
     assert page.locator("table[data-table=comparison]").count() == 2  # decisions A vs B, tabletop A vs B
     assert page.locator("table[data-table=side-by-side]").count() == 2
+    groups = page.eval_on_selector_all("select[data-filter=metric-group]", "s => s.map(x => x.value)")
+    assert groups and set(groups) == {"all"}  # each run's table opens on the answer
+    headers = page.eval_on_selector_all("table[data-table=side-by-side] thead th.num", "h => h.map(x => x.textContent)")
+    assert headers and all(len(h) < 60 and "://" not in h for h in headers)  # the agent and what differs
     page.locator("table[data-table=comparison]").first.scroll_into_view_if_needed()
     shot(page, tmp_path_factory, "2-comparison")
 

@@ -53,11 +53,18 @@ class KillerAgent(ToyAgent):
 
     With `marker`, only the first time: the file is created before the exit, and its presence spares later tries.
     With `delay`, every episode first sleeps that long (so that a test can kill a worker mid-run). With `broken`,
-    it cannot be built inside a Ray actor.
+    it cannot be built inside a Ray actor. `padding` (unused) makes its arguments, and so the actors' set-up data,
+    as large as a fittable agent's training data: larger than Ray passes inline.
     """
 
     def __init__(
-        self, kill_at: int = -1, marker: str = "", delay: float = 0.0, pid_dir: str = "", broken: bool = False
+        self,
+        kill_at: int = -1,
+        marker: str = "",
+        delay: float = 0.0,
+        pid_dir: str = "",
+        broken: bool = False,
+        padding: str = "",
     ) -> None:
         if broken and in_ray_actor():
             raise RuntimeError("the toy agent refuses to start in a Ray actor")

@@ -23,7 +23,7 @@ def test_a_full_disk_fails_the_run_with_its_reason_and_keeps_what_was_committed(
 
     def small_disk(self: RunStore, run_dir: Path) -> None:
         opened(self, run_dir)
-        self._conn.execute("PRAGMA max_page_count = 12")  # a few pages: the disk fills during the run
+        self._conn.execute("PRAGMA max_page_count = 20")  # a few pages: the disk fills during the run
 
     monkeypatch.setattr(RunStore, "__init__", small_disk)
     with pytest.raises(RunError, match=r"cannot store records in .*full.*then --resume"):

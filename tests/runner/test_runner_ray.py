@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -97,6 +99,20 @@ def test_decisions_records_are_the_same_on_ray_as_serial_and_in_the_pool(cluster
     assert len(serial) >= 24 and bodies(tmp_path / "pool") == serial and bodies(tmp_path / "ray") == serial
 
 
+def test_own_class_from_the_start_directory_runs_on_ray_actors(
+    cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the actors were started without this directory on any path: the run must tell them where the module is
+    (tmp_path / "h45_ray_user.py").write_text(
+        "from heedful.agents.decisions import RandomValidAgent\n\n\nclass Mine(RandomValidAgent):\n    pass\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    common = ["run", "decisions", "--limit", "6", "--seed", "3", "--no-progress"]
+    assert main([*common, "--agent", "random-valid", "--out", "serial"]) == 0
+    assert main([*common, "--agent", "h45_ray_user:Mine", "--out", "ray", "--workers", "2", "--backend", "ray"]) == 0
+    assert bodies(tmp_path / "ray") == bodies(tmp_path / "serial")
+
+
 @pytest.mark.usefixtures("killer")
 def test_a_worker_killed_mid_chunk_costs_only_its_chunk(cluster: Any, tmp_path: Path) -> None:
     episodes = make_episodes(40)
@@ -135,6 +151,38 @@ def test_closing_the_ray_backend_kills_its_workers(cluster: Any, tmp_path: Path)
     first = next(batches)
     assert first and all(r.status.value == "ok" for r in first)
     batches.close()  # what run() does on Ctrl-C
+    wait_for_free_cpus(cluster)
+
+
+@pytest.mark.usefixtures("killer")
+def test_every_actor_of_a_fittable_agent_killed_mid_run_comes_back_and_the_run_finishes(
+    cluster: Any, tmp_path: Path
+) -> None:
+    episodes = make_episodes(24)
+    expected = reference(toy_spec(episodes), episodes, tmp_path / "serial")
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    padding = "x" * 200_000  # the set-up data goes to the object store, as a fitted agent's training data does
+    args = {"delay": 0.2, "pid_dir": str(pids), "padding": padding}
+    spec = toy_spec(episodes, agent=KILLER_NAME, agent_args=args)
+    killed: list[int] = []
+
+    def kill_both() -> None:
+        deadline = time.monotonic() + 60
+        while len(found := sorted(int(p.name) for p in pids.iterdir())) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(1.0)  # both actors well into their chunks (and their set-up long delivered)
+        for pid in found[:2]:
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+
+    killer_thread = threading.Thread(target=kill_both, daemon=True)
+    killer_thread.start()
+    result = run(spec, episodes, tmp_path / "ray", workers=2, progress=False, backend="ray")
+    killer_thread.join(timeout=5)
+    assert len(killed) == 2  # both actors died mid-run; Ray restarted them from the set-up the driver keeps
+    assert result.newly_run == 24 and result.counts == {"ok": 24}
+    check_complete(tmp_path / "ray", 24, expected)
     wait_for_free_cpus(cluster)
 
 

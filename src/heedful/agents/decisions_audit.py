@@ -3,7 +3,9 @@
     python -m heedful.agents.decisions_audit                      # the default dataset (seed 0), in memory
     python -m heedful.agents.decisions_audit --dataset data/d --out audit.md --json audit.json --check
 
-Rows: oracle, random-valid, majority, lexical, unnamed-member and order-of-mention on every episode; `bow` on
+Rows: oracle, random-valid, majority, lexical, unnamed-member and order-of-mention on every episode; the keyword
+readers of `decisions_keywords` (count-rank and keyword-full on the test split, keyword-train on test and
+in-sample on train); `bow` on
 the test split, with `--mask` on the test split, and in-sample on the train split (fitted on the train split
 each time). Columns: accuracy, pair success, decision sensitivity, over-invariance and family success, overall,
 per category and per category/subtype. Episodes run through the suite's own rollout (prompt, strict parsing,
@@ -34,7 +36,15 @@ from heedful.suites.decisions.model import DecisionEpisode
 from heedful.suites.decisions.suite import DecisionsSuite
 
 COLUMNS = ("accuracy", "pair_success", "decision_sensitivity", "over_invariance", "family_success")
-SHALLOW = ("lexical", "unnamed-member", "order-of-mention", "bow (test)", "bow --mask (test)")
+SHALLOW = (
+    "lexical",
+    "unnamed-member",
+    "order-of-mention",
+    "bow (test)",
+    "bow --mask (test)",
+    "count-rank (test)",
+    "keyword-train (test)",
+)
 FAMILY_SUCCESS_LIMIT = 0.5
 HELD_OUT_RATIO_LIMIT = 0.5
 
@@ -60,6 +70,10 @@ CONTROLS = (
     Control("bow (test)", "bow", split="test"),
     Control("bow --mask (test)", "bow", split="test", mask=True),
     Control("bow (train, in-sample)", "bow", split="train", args={"in_sample": True}),
+    Control("count-rank (test)", "count-rank", split="test"),
+    Control("keyword-train (test)", "keyword-train", split="test"),
+    Control("keyword-train (train, in-sample)", "keyword-train", split="train"),
+    Control("keyword-full (test)", "keyword-full", split="test"),
 )
 
 

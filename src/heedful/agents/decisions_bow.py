@@ -49,6 +49,8 @@ from heedful.agents.decisions_reading import (
     raw_tokens,
 )
 from heedful.errors import ConfigError, MissingDependencyError
+from heedful.extras import needs
+from heedful.requirements import Requirement
 from heedful.suites.decisions.model import DecisionEpisode
 from heedful.suites.decisions.observation import DecisionObservation, build_observation
 
@@ -230,6 +232,11 @@ class BowAgent:
     """
 
     name = "bow"
+
+    @staticmethod
+    def requirements(agent_args: dict[str, Any]) -> tuple[Requirement, ...]:
+        """scikit-learn (the classifiers) and scipy (the sparse features)."""
+        return needs("sklearn", "scipy")
 
     def __init__(self, train_dataset: str | None = None, in_sample: bool = False) -> None:
         if train_dataset is not None and not isinstance(train_dataset, str | Path):

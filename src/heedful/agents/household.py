@@ -91,7 +91,7 @@ class CommonsenseAgent:
     def _fetch(self, obs: HouseholdObservation, command: lang.Command, facts: Facts) -> str:
         category = command.category
         failed = {room for action, ok, room in _rooms_after(obs) if action == f"Pick up {category}" and not ok}
-        place = lang.moved_object_place(obs.communication, category)
+        place = self._moved_place(obs, category)
         fresh = [room for cat, room in obs.seen_now if cat == category and room not in failed]
         said = self._search_rooms(obs, place, facts) if place is not None else []
         # where the words say it went, or where it was seen during this task (the premap may be stale)
@@ -112,6 +112,11 @@ class CommonsenseAgent:
                 return f"Go to Room {room}"
             return f"Explore Room {room}"
         return "Done"
+
+    @staticmethod
+    def _moved_place(obs: HouseholdObservation, category: str) -> lang.Place | None:
+        """Where the human said it took the object (S_obj), when it said so."""
+        return lang.moved_object_place(obs.communication, category)
 
     def _search_rooms(self, obs: HouseholdObservation, place: lang.Place, facts: Facts) -> list[int]:
         """Where to look first for an object the human said it moved to `place`: the fitting rooms, nearest first."""

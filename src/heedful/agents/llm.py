@@ -19,12 +19,14 @@ from typing import Any
 
 from heedful.agents.base import AgentReply
 from heedful.errors import ConfigError
+from heedful.extras import needs
 from heedful.llm.engine import ChatEngine
 from heedful.llm.prompts import load_prompt
 from heedful.llm.request import ChatRequest, Sampling
 from heedful.llm.session import SESSION_ARGS, TEXT_ONLY, LLMSession, check_session_kwargs
 from heedful.llm.structured import decision_schema
 from heedful.records import PROMPT, prompt_reference
+from heedful.requirements import Requirement
 
 __all__ = ["SESSION_ARGS", "TEXT_ONLY", "LLMDecisionAgent", "SessionAgent", "check_llm_kwargs"]
 
@@ -33,10 +35,21 @@ class SessionAgent:
     """Base of the language-model agents: owns `session` and declares what it decides (see the module docstring)."""
 
     name = "session"
+
+    @staticmethod
+    def requirements(agent_args: Mapping[str, Any]) -> tuple[Requirement, ...]:
+        """openai (the client), and xllamacpp when no --base-url names an external server (the embedded one)."""
+        return needs("openai") if agent_args.get("base_url") else needs("openai", "xllamacpp")
+
     session_args = SESSION_ARGS
 
     def __init__(self, **session: Any) -> None:
         self.session = LLMSession(**session)
+
+    @classmethod
+    def check_kwargs(cls, name: str, kwargs: dict[str, Any]) -> None:
+        """The `**kwargs` an agent passes on to its session: names and values checked without building it."""
+        check_llm_kwargs(name, kwargs)
 
     @property
     def concurrency(self) -> int:
@@ -75,16 +88,23 @@ class SessionAgent:
         AgentInterfaceError / AgentTimeoutError subclasses."""
         completion = self.session.complete(request)
         result = completion.result
-        info = {
+        info: dict[str, Any] = {
             "finish_reason": result.finish_reason,
             "response_tokens": {"prompt": result.prompt_tokens, "completion": result.completion_tokens},
         }
+        server = self.session.answered_by(completion)
+        if server is not None:  # a pool: the record names the server that answered
+            info["server"] = server
         return AgentReply(text=result.text, usage=dict(completion.usage), info=info)
 
     def describe_with(self, prompt: dict[str, Any]) -> dict[str, Any]:
         """The manifest entry: the agent's name, the session, the agent's prompt identity, the session's run
         settings (cache, budget, prices). Never the API key."""
         return {"name": self.name, **self.session.describe(), "prompt": prompt, **self.session.describe_run()}
+
+    def server_counts(self) -> dict[str, dict[str, Any]]:
+        """A server pool's per-server answered / failed / out-of-rotation counts, for the manifest."""
+        return self.session.server_counts()
 
     def close(self) -> None:
         """Stop the embedded server (if any) and close the client and the cache. The agent can be reused."""

@@ -9,10 +9,15 @@ arguments from `--agent-arg KEY=VALUE` (or a Python dict).
 from __future__ import annotations
 
 import inspect
+from types import ModuleType
 from typing import Any
 
 from heedful.errors import ConfigError, UnknownNameError
 from heedful.registry import Registry, suggest
+
+USER_DIRS: dict[str, str] = {}
+"""Top-level module -> the directory `--agent MODULE:CLASS` imported it from (the current directory then), so
+that spawned workers and Ray actors import the same module (heedful.runner.backends)."""
 
 AGENTS: Registry[Any] = Registry(
     kind="agent",
@@ -25,9 +30,13 @@ AGENTS: Registry[Any] = Registry(
         "decisions/unnamed-member": "heedful.agents.decisions_controls:UnnamedMemberAgent",
         "decisions/order-of-mention": "heedful.agents.decisions_controls:OrderOfMentionAgent",
         "decisions/bow": "heedful.agents.decisions_bow:BowAgent",
+        "decisions/count-rank": "heedful.agents.decisions_keywords:CountRankAgent",
+        "decisions/keyword-train": "heedful.agents.decisions_keywords:TrainKeywordAgent",
+        "decisions/keyword-full": "heedful.agents.decisions_keywords:FullKeywordAgent",
         "household/oracle": "heedful.agents.household:OracleAgent",
         "household/commonsense": "heedful.agents.household:CommonsenseAgent",
         "household/situated": "heedful.agents.household:SituatedAgent",
+        "household/sweep": "heedful.agents.household_sweep:SweepAgent",
         "household/reasoner": "heedful.agents.household_reasoner:ReasonerAgent",
         "household/prompter": "heedful.agents.household_prompter:PrompterAgent",
         "decisions/llm": "heedful.agents.llm:LLMDecisionAgent",
@@ -72,10 +81,36 @@ def agent_class(name: str, suite: str | None = None) -> Any:
     )
 
 
+def registered_agent_class(name: str, suite: str | None = None) -> Any | None:
+    """The class registered (built in or by an installed package's entry point) for `name`, else None.
+
+    Never imports a `MODULE:CLASS` name: what reads a run directory (a video re-run) builds only these, because a
+    run directory is data someone may have sent, and its manifest could name any importable callable.
+    """
+    known = set(AGENTS.names())
+    for candidate in ([f"{suite}/{name}"] if suite else []) + [name]:
+        if candidate in known:
+            return AGENTS.get(candidate)
+    return None
+
+
 def make_agent(name: str, args: dict[str, Any] | None = None, suite: str | None = None) -> Any:
-    """Build the agent registered as `name` with keyword `args`; unknown keywords raise ConfigError."""
-    cls = agent_class(name, suite)
+    """Build the agent registered as `name` with keyword `args`; unknown keywords and values of the wrong type
+    raise ConfigError."""
+    return build_agent(agent_class(name, suite), name, args)
+
+
+def build_agent(cls: Any, name: str, args: dict[str, Any] | None = None) -> Any:
+    """Build the agent class `cls` (known as `name`) with keyword `args`; unknown keywords and values of the wrong
+    type raise ConfigError."""
     args = dict(args or {})
+    check_agent_args(name, cls, args)
+    return cls(**args)
+
+
+def check_agent_args(name: str, cls: Any, args: dict[str, Any]) -> None:
+    """Raise ConfigError for an argument `cls` does not take, or a value its type hint refuses (a list where a
+    number belongs: `--agent-arg temperature=[1]`), without building the agent."""
     params = inspect.signature(cls).parameters
     accepts_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
     if not accepts_any:
@@ -85,7 +120,50 @@ def make_agent(name: str, args: dict[str, Any] | None = None, suite: str | None 
                     f"agent {name!r} has no argument {key!r}{suggest(key, params)}; "
                     f"it accepts: {', '.join(params) or 'no arguments'}"
                 )
-    return cls(**args)
+    hints = _init_hints(cls)
+    for key, value in args.items():
+        if key in hints and key in params and _json_like(value):  # a Path or an object from Python: the agent's
+            _check_value(name, key, hints[key], value)
+    forwarded = {k: v for k, v in args.items() if k not in params}
+    check_kwargs = getattr(cls, "check_kwargs", None)  # an agent passing **kwargs on (a model session) checks them
+    if accepts_any and forwarded and callable(check_kwargs):
+        check_kwargs(name, forwarded)
+
+
+def _json_like(value: Any) -> bool:
+    """A value as `--agent-arg` or a sweep file gives it (JSON); values built in Python are left to the agent."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return True
+    if isinstance(value, list):
+        return all(_json_like(item) for item in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _json_like(v) for k, v in value.items())
+    return False
+
+
+def _init_hints(cls: Any) -> dict[str, Any]:
+    import typing
+
+    try:
+        return typing.get_type_hints(cls.__init__)
+    except Exception:  # a hint that does not resolve here: the agent checks its own arguments
+        return {}
+
+
+def _check_value(name: str, key: str, hint: Any, value: Any) -> None:
+    from pydantic import TypeAdapter, ValidationError
+
+    try:
+        adapter: TypeAdapter[Any] = TypeAdapter(hint)
+    except Exception:  # a type pydantic cannot check (a client object): left to the agent
+        return
+    try:
+        adapter.validate_python(value)
+    except ValidationError as err:
+        first = err.errors()[0]["msg"] if err.errors() else str(err)
+        raise ConfigError(
+            f"agent {name!r} argument {key}={value!r} is not a valid {getattr(hint, '__name__', hint)}: {first}"
+        ) from None
 
 
 def import_agent(target: str) -> Any:
@@ -94,18 +172,13 @@ def import_agent(target: str) -> Any:
     Raises:
         ConfigError: the module does not import or has no such class (with did-you-mean).
     """
-    import importlib
     import os
-    import sys
 
     module_name, _, attr = target.partition(":")
     if not module_name or not attr:
         raise ConfigError(f"--agent {target!r}: write MODULE:CLASS, e.g. mypolicy:MyPolicy")
-    added = os.getcwd() not in sys.path
-    if added:  # only for this import: a file in the current directory must not shadow a library later
-        sys.path.insert(0, os.getcwd())
     try:
-        module = importlib.import_module(module_name)
+        module = import_first_from([os.getcwd()], module_name)
     except ModuleNotFoundError as exc:
         if exc.name != module_name.split(".")[0] and exc.name != module_name:
             raise ConfigError(f"--agent {target}: importing {module_name!r} failed: {exc}") from exc
@@ -115,9 +188,9 @@ def import_agent(target: str) -> Any:
         ) from exc
     except ImportError as exc:
         raise ConfigError(f"--agent {target}: importing {module_name!r} failed: {exc}") from exc
-    finally:
-        if added and os.getcwd() in sys.path:
-            sys.path.remove(os.getcwd())
+    where = getattr(module, "__file__", None)
+    if where is not None and os.path.abspath(where).startswith(os.getcwd() + os.sep):
+        USER_DIRS.setdefault(module_name.split(".")[0], os.getcwd())
     obj: Any = module
     for part in attr.split("."):
         if not hasattr(obj, part):
@@ -125,3 +198,26 @@ def import_agent(target: str) -> Any:
             raise ConfigError(f"--agent {target}: {module_name} has no {part!r}{suggest(part, names)}")
         obj = getattr(obj, part)
     return obj
+
+
+def user_dirs(cls: Any) -> dict[str, str]:
+    """{top-level module: directory} for a class `--agent MODULE:CLASS` imported from the current directory
+    (what a spawned worker must import from there too); empty for every other class."""
+    top = str(getattr(cls, "__module__", "")).split(".")[0]
+    return {top: USER_DIRS[top]} if top in USER_DIRS else {}
+
+
+def import_first_from(directories: list[str], module_name: str) -> ModuleType:
+    """Import `module_name` searching `directories` first, as `python -m` does with the current directory; for
+    this import only, so that a file there never shadows an installed library later."""
+    import importlib
+    import sys
+
+    added = [d for d in directories if d not in sys.path]
+    sys.path[:0] = added
+    try:
+        return importlib.import_module(module_name)
+    finally:
+        for directory in added:
+            if directory in sys.path:
+                sys.path.remove(directory)

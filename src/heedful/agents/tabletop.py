@@ -38,9 +38,11 @@ class OracleAgent:
     """Runs the expert program of the grounded task (it never reads the instruction)."""
 
     name = "oracle"
+    privileged = True  # reads the grounded task and the layout
 
     def act(self, observation: PlannerObservation) -> AgentReply:
-        task, layout = observation.privileged.task, observation.privileged.layout
+        truth = observation.ground_truth()
+        task, layout = truth.task, truth.layout
         return _reply(program(task.grounded, layout), observation)
 
     def describe(self) -> dict[str, Any]:
@@ -51,6 +53,7 @@ class BlindAgent:
     """Executes a training branch of the episode's scene configuration, chosen without language."""
 
     name = "blind"
+    privileged = True  # reads the scene configuration and the layout
 
     def __init__(self) -> None:
         self.branches: dict[str, list[Grounded]] = {}
@@ -67,7 +70,8 @@ class BlindAgent:
         self.branches = branches
 
     def act(self, observation: PlannerObservation) -> AgentReply:
-        task, layout = observation.privileged.task, observation.privileged.layout
+        truth = observation.ground_truth()
+        task, layout = truth.task, truth.layout
         options = self.branches.get(task.base_config)
         if not options:
             raise ConfigError(

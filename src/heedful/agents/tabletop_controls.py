@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 
 from heedful.agents.base import AgentReply
 from heedful.agents.tabletop import DONE, _reply
+from heedful.errors import ConfigError
 from heedful.suites.tabletop.expert import branch_program
 from heedful.suites.tabletop.model import TabletopTrial
 from heedful.suites.tabletop.observation import PlannerObservation
@@ -46,6 +47,7 @@ class ReplayController:
     """A controller that sends a motion prepared at `begin_trial` as one chunk, then holds still."""
 
     name = "replay"
+    privileged = True  # prepares its motion from the trial (task, layout, seed) given to `begin_trial`
     cameras: tuple[str, ...] = ()  # it looks at nothing: no frames are rendered for it
 
     def __init__(self) -> None:
@@ -56,7 +58,9 @@ class ReplayController:
     def prepare(self, trial: TabletopTrial, seed: int) -> NDArray[np.float64]:
         raise NotImplementedError
 
-    def begin_trial(self, trial: TabletopTrial, seed: int) -> None:
+    def begin_trial(self, trial: TabletopTrial | None, seed: int) -> None:
+        if trial is None:
+            raise ConfigError(f"{self.name} prepares its motion from the trial, which only privileged agents get")
         self.info = {}
         self.actions, self.sent = self.prepare(trial, seed), False
 
@@ -96,9 +100,11 @@ class MemorizerObjectAgent:
     to where they stand in the trial's layout."""
 
     name = "memorizer-object"
+    privileged = True  # reads the base configuration and the objects' identities
 
     def act(self, observation: PlannerObservation) -> AgentReply:
-        task, layout = observation.privileged.task, observation.privileged.layout
+        truth = observation.ground_truth()
+        task, layout = truth.task, truth.layout
         match, phrase, score = nearest_training(observation.instruction, task.base_config)
         info = {"matched": match.label, "phrase": phrase, "similarity": round(score, 4)}
         return _reply(branch_program(match.grounded, layout), observation, **info)

@@ -79,12 +79,14 @@ class ProgramDouble:
     """A planner double: answers the calls of `calls(g, layout)` one by one, then done."""
 
     name = "double"
+    privileged = True  # reads the grounded task and the layout
 
     def calls(self, g: Grounded, layout: Layout) -> list[SkillCall]:
         raise NotImplementedError
 
     def act(self, observation: PlannerObservation) -> AgentReply:
-        task, layout = observation.privileged.task, observation.privileged.layout
+        truth = observation.ground_truth()
+        task, layout = truth.task, truth.layout
         return _reply(self.calls(task.grounded, layout), observation)
 
     def describe(self) -> dict[str, Any]:

@@ -29,7 +29,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from heedful.errors import AgentInterfaceError, ConfigError, MissingDependencyError
+from heedful.extras import needs
 from heedful.learning.torch_import import guard_triton
+from heedful.requirements import Requirement
 from heedful.sims.tabletop.config import IMAGE_KEYS
 from heedful.suites.tabletop.demos import CAMERA_KEYS
 from heedful.suites.tabletop.lerobot_demos import IMAGE_FEATURES, ROBOT_TYPE
@@ -57,6 +59,12 @@ class LeRobotAgent:
     """
 
     name = "lerobot"
+
+    @staticmethod
+    def requirements(agent_args: dict[str, Any]) -> tuple[Requirement, ...]:
+        """lerobot and torch."""
+        return needs("lerobot", "torch")
+
     cameras: tuple[str, ...] = ()  # set per checkpoint: the cameras its input features name
     image_size: int | None = None  # set per checkpoint: the suite renders at the size it was trained on
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from heedful.cli.command_table import command_help
-from heedful.cli.common import LazyProgress, suite_arg
+from heedful.cli.common import LazyProgress, add_max_errors, suite_arg
 from heedful.cli.llm_args import add_llm_args, llm_agent_args
 from heedful.cli.parser import CliUsageError, Parser, key_values
 from heedful.cli.remote_args import add_remote_args, pooled_agent, remote_agent_args
@@ -232,7 +232,16 @@ def add_run_arguments(p: Any) -> None:
     )
     p.add_argument("--out", type=Path, help="run directory (default runs/SUITE-AGENT[-TAGS]-seedS)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out")
+    p.add_argument(
+        "--audit-stateless",
+        type=int,
+        default=0,
+        metavar="K",
+        help="after the run, replay K of its episodes on a fresh agent in another order (in this process) and flag "
+        "the manifest and every report when an answer changes: the agent keeps state between episodes",
+    )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    add_max_errors(p)
     add_llm_args(p)
     add_remote_args(p)
 
@@ -256,8 +265,11 @@ def _agent_tag(agent_args: dict[str, Any]) -> str:
 def cmd_run(args: argparse.Namespace) -> int:
     from heedful.agents.registry import agent_class
     from heedful.api import evaluate
-    from heedful.errors import BudgetExceededError
+    from heedful.errors import BudgetExceededError, RunAbortedError
+    from heedful.outcome import EXIT_ABORTED, EXIT_BUDGET, parse_max_errors
+    from heedful.runner.verdict import run_verdict
 
+    max_errors = parse_max_errors(args.max_errors)
     given = suite_options(args, args.run_options, Path("."))
     agent_args = key_values(args.agent_arg, "--agent-arg")
     args.agent = pooled_agent(args, args.agent)
@@ -286,12 +298,25 @@ def cmd_run(args: argparse.Namespace) -> int:
             backend=args.backend,
             address=args.address,
             resources=args.resources,
+            audit_stateless=args.audit_stateless,
         )
     except BudgetExceededError as exc:
         print(f"heedful: run {out} stopped: {exc}", file=sys.stderr)
         print(f"heedful: rerun the same command with --resume --out {out} and a larger budget", file=sys.stderr)
-        return 3
+        return EXIT_BUDGET
+    except RunAbortedError as exc:
+        print(f"heedful: run {out} stopped: {exc}", file=sys.stderr)
+        print(f"heedful: fix the cause, then rerun the same command with --resume --out {out}", file=sys.stderr)
+        return EXIT_ABORTED
     counts = ", ".join(f"{k} {v}" for k, v in sorted(result.counts.items()))
     print(f"run {out}: {counts}")
+    audit = result.manifest.stateless_audit
+    if audit is not None:
+        print(f"stateless audit: {audit.flag or f'the {audit.replayed} replayed answers are the same'}")
+        for example in audit.examples:
+            print(f"  {example}")
     print(f"report: heedful report {out}")
-    return 0
+    found = run_verdict(out, result.manifest, max_errors)
+    if found.code:
+        print(f"heedful: {found.line}", file=sys.stderr)
+    return found.code

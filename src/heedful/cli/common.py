@@ -35,3 +35,37 @@ class LazyProgress:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+
+
+def add_max_errors(p: Any) -> None:
+    """`--max-errors N|P%`: how many unscored episodes still exit 0 (docs/exit-codes.md)."""
+    p.add_argument(
+        "--max-errors",
+        metavar="N|P%",
+        help="exit 0 even with up to N (or P%% of the planned) episodes crashed, timed out or with an interface "
+        "error (default 0: any unscored episode exits 4; see docs/exit-codes.md)",
+    )
+
+
+RERUN_AGENT_HELP = (
+    "a MODULE:CLASS agent that a tabletop video may import and run to re-run a trial of a run whose manifest names "
+    "it (repeatable); without it only registered agents are re-run: a run directory is data, and heedful never "
+    "imports code it names"
+)
+
+
+def rerun_agent_arg(p: argparse.ArgumentParser) -> None:
+    """`--rerun-agent MODULE:CLASS`, the only way a command that reads runs imports an agent a manifest names."""
+    p.add_argument("--rerun-agent", action="append", default=[], metavar="MODULE:CLASS", help=RERUN_AGENT_HELP)
+
+
+def note_rerun_agents(names: list[str]) -> list[str]:
+    """Say, in one line each on stderr, what `--rerun-agent` will import; return the names."""
+    for name in names:
+        module = name.partition(":")[0]
+        print(
+            f"heedful: --rerun-agent {name}: module {module!r} is imported and run to re-run trials of runs whose "
+            "agent it is",
+            file=sys.stderr,
+        )
+    return names

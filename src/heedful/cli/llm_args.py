@@ -16,8 +16,8 @@ FLAGS = (
         "--base-url",
         "base_url",
         "API root of an OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1; repeat it for a pool of servers "
-        "serving the same model (requests spread over them, a failing one leaves rotation; raise --concurrency to "
-        "keep them all busy)",
+        "serving the same model (requests spread over them, a failing one cools down and returns; raise "
+        "--concurrency to keep them all busy)",
         str,
         "URL",
         many=True,
@@ -30,6 +30,14 @@ FLAGS = (
         "VAR",
     ),
     AgentFlag("--gguf", "gguf", "serve this GGUF model file in process (default: SmolLM2-135M-Instruct)", str, "PATH"),
+    AgentFlag(
+        "--threads",
+        "threads",
+        "CPU threads of the embedded model server (default: the cores the machine's load leaves free, shared "
+        "among --workers, at most 8; printed at start and stored in the manifest)",
+        int,
+        "N",
+    ),
     AgentFlag("--temperature", "temperature", "sampling temperature (default 0)", float, "T"),
     AgentFlag("--top-p", "top_p", "nucleus sampling mass (default 1)", float, "P"),
     AgentFlag("--max-tokens", "max_tokens", "answer length limit in tokens (default 128; planners 160)", int, "N"),

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sqlite3
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from heedful.cli.command_table import COMMANDS
@@ -62,10 +65,55 @@ def build_parser(argv: Sequence[str] | None = None) -> tuple[Parser, dict[str, P
     return parser, dict(sub.choices)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code (0 ok, 2 usage or input error, 130 interrupted)."""
+INTERRUPTED = {
+    "run": "finished records are kept; continue with the same command and --resume",
+    "sweep": "finished cells and records are kept; run the same sweep command again to continue",
+    "generate": "nothing was written (a dataset is written whole or not at all); run it again",
+    "merge": "nothing was written (the merged run is written whole or not at all); run it again",
+    "view": "the site was not changed (it is written whole or not at all); run it again",
+    "train": "the checkpoints written are kept; the same command with the same --out resumes",
+}
+"""What each command that writes keeps when Ctrl-C or SIGTERM stops it (the others just say they were interrupted)."""
+
+
+def _interrupted_line(command: str | None) -> str:
+    keeps = INTERRUPTED.get(command or "")
+    head = f"heedful {command}: interrupted" if command else "heedful: interrupted"
+    return f"{head}; {keeps}" if keeps else head
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM (a scheduler's cancel, `kill`) stops every command like Ctrl-C: its clean-up runs, its message prints."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
     try:
-        given = list(sys.argv[1:] if argv is None else argv)
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (heedful.outcome: 0 ok, 2 usage or input error, 3 budget,
+    4 unscored episodes, 5 incomplete, 6 aborted, 130 interrupted; docs/exit-codes.md)."""
+    given = list(sys.argv[1:] if argv is None else argv)
+    command = given[0] if given and not given[0].startswith("-") else None
+    try:
+        with _sigterm_as_interrupt():
+            return _main(given)
+    except KeyboardInterrupt:
+        print(_interrupted_line(command), file=sys.stderr)
+        return 130
+
+
+def _main(given: list[str]) -> int:
+    try:
         second = given[1] if len(given) > 1 else ""
         if given[:1] == ["run"] and second.startswith("-") and second not in ("-h", "--help"):
             # each suite has its own flags, so the suite comes first
@@ -85,11 +133,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{exc}", file=sys.stderr)
         return 2
     except HeedfulError as exc:
-        print(f"heedful: error: {exc}", file=sys.stderr)
+        from heedful.redact import redact
+
+        print(f"heedful: error: {redact(str(exc))}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("heedful: interrupted; finished records are kept, continue with --resume", file=sys.stderr)
-        return 130
+    except ModuleNotFoundError as exc:  # an optional extra missing where a command imports it: say what to install
+        from heedful.extras import requirement_for
+
+        requirement = requirement_for(exc.name)
+        if requirement is None:
+            raise  # not an optional module: a bug, whose traceback is wanted
+        print(
+            f"heedful: error: this needs {requirement.module} ({requirement.purpose}), which is not installed: "
+            f"{requirement.install_line()}",
+            file=sys.stderr,
+        )
+        return 2
     except BrokenPipeError:  # `heedful report RUN | head`
         return 0
     except (FileExistsError, NotADirectoryError) as exc:  # `--out FILE/x`: a file stands where a directory must

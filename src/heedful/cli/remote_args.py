@@ -15,8 +15,8 @@ URL_FLAG = AgentFlag(
     "--url",
     "url",
     "policy server address, ws://HOST:PORT (or --host and --port); repeat it for a pool of servers serving the "
-    "same policy: episodes spread over them, one in flight on each, a failing server taken out of rotation "
-    "(--agent remote with several --url runs the remote-pool agent)",
+    "same policy: episodes spread over them, one in flight on each, a failing server cooled down and out of "
+    "rotation after 3 failures in a row (--agent remote with several --url runs the remote-pool agent)",
     str,
     "URL",
     many=True,

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from heedful.cli.command_table import command_help
-from heedful.cli.common import suite_arg
+from heedful.cli.common import add_max_errors, note_rerun_agents, rerun_agent_arg, suite_arg
 from heedful.cli.parser import key_values
 from heedful.errors import ConfigError
 from heedful.report import REPORT_FORMATS
@@ -39,11 +39,18 @@ def add_report(sub: Any, formatter: Any) -> None:
         "--format",
         choices=REPORT_FORMATS,
         default="table",
-        help="table: the terminal table in the suite's layout; json, csv: every row (metric, group, value, CI, n, "
+        help="table: the suite's headline table, the overall row with its reference level and one line per group "
+        "(every group's block: --full); json, csv: every row (metric, group, value, CI, n, "
         "k, Wilson, unit, method, chance; csv adds collapsed), plain numbers; markdown, latex: the suite's paper "
         "tables (tabletop: Table 1 per scene and level; household: SR and SPL per task type, Table 6), then every "
         "row, values in %% with 95%% intervals (latex: booktabs table floats to \\input, captions naming suite, "
         "agent, records and interval method)",
+    )
+    p.add_argument(
+        "--full",
+        action="store_true",
+        help="table: every group's block with intervals and k/n (scene x level, per category, ...), then the "
+        "suite's paper layouts",
     )
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
     p.add_argument(
@@ -53,14 +60,17 @@ def add_report(sub: Any, formatter: Any) -> None:
         "tabletop tasks take no other",
     )
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    add_max_errors(p)
     p.set_defaults(handler=cmd_report)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     from heedful.api import report_text
+    from heedful.outcome import parse_max_errors
     from heedful.report.glossary import explain
     from heedful.suites.registry import SUITES, get_suite
 
+    max_errors = parse_max_errors(args.max_errors)
     if args.run is None or (args.explain and not args.run.exists()):
         if not args.explain:
             raise ConfigError("name the run directory: heedful report RUN (or heedful report --explain [SUITE])")
@@ -68,17 +78,44 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(explain([get_suite(name) for name in names]))  # an unknown suite: did-you-mean
         return 0
     if is_sweep_dir(args.run):  # a sweep directory: one table of every cell (heedful.sweep)
-        return _sweep_report(args.run, args.format, args.resamples, None)
+        _sweep_report(args.run, args.format, args.resamples, None)
+        return _sweep_verdict(args.run, max_errors)
     options = {"resamples": args.resamples, "cluster": args.cluster, "seed": args.seed}
     if args.explain:
         from heedful.runner.manifest import read_manifest
 
-        print(report_text(args.run, **options))
+        print(report_text(args.run, full=args.full, **options))
         print()
         print(explain([get_suite(read_manifest(args.run).spec.suite)]))
         return 0
-    print(report_text(args.run, format=args.format, **options))
-    return 0
+    print(report_text(args.run, format=args.format, full=args.full, **options))
+    return _run_verdict(args.run, max_errors)
+
+
+def _run_verdict(run: Path, max_errors: Any) -> int:
+    """The exit code of a run that was read (heedful.outcome), its reason on stderr when it is not 0."""
+    from heedful.runner.manifest import read_manifest
+    from heedful.runner.verdict import run_verdict
+
+    found = run_verdict(run, read_manifest(run), max_errors)
+    if found.code:
+        print(f"heedful: {found.line}", file=sys.stderr)
+    return found.code
+
+
+def _sweep_verdict(out: Path, max_errors: Any) -> int:
+    """The most severe exit code of a sweep's cells (a cell without a run is incomplete)."""
+    from heedful.outcome import EXIT_INCOMPLETE, worst
+    from heedful.sweep import cell_run_dirs
+
+    codes = []
+    for run_dir in cell_run_dirs(out):
+        if not (run_dir / "manifest.json").is_file():
+            print(f"heedful: run {run_dir}: not started", file=sys.stderr)
+            codes.append(EXIT_INCOMPLETE)
+            continue
+        codes.append(_run_verdict(run_dir, max_errors))
+    return worst(codes)
 
 
 def add_plot(sub: Any, formatter: Any) -> None:
@@ -130,7 +167,7 @@ def add_export(sub: Any, formatter: Any) -> None:
     )
     p.add_argument("source", type=Path, help="run directory or dataset directory")
     p.add_argument("--format", choices=["jsonl", "parquet"], required=True)
-    p.add_argument("--out", type=Path, required=True, help="output file")
+    p.add_argument("--out", type=Path, required=True, help="output file; - for JSON lines on standard output")
     p.set_defaults(handler=cmd_export)
 
 
@@ -138,7 +175,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     from heedful.report.export import export
 
     n = export(args.source, args.out, args.format)
-    print(f"wrote {n} rows to {args.out}")
+    if str(args.out) != "-":  # on stdout the rows are the output
+        print(f"wrote {n} rows to {args.out}")
     return 0
 
 
@@ -186,10 +224,19 @@ def cmd_compare(args: argparse.Namespace) -> int:
         return _sweep_report(args.run_a, args.format, args.resamples, args.baseline)
     options = {"resamples": args.resamples, "seed": args.seed, "strict": args.strict}
     if args.format == "json":
-        print(rows_to_json(compare(args.run_a, args.run_b, **options)))
+        print(rows_to_json(compare(args.run_a, args.run_b, **options), extra=_compare_flags(args.run_a, args.run_b)))
     else:
         print(compare_text(args.run_a, args.run_b, **options))
     return 0
+
+
+def _compare_flags(run_a: Path, run_b: Path) -> dict[str, list[str]] | None:
+    """`a_flags` / `b_flags` for each JSON comparison row, where a run is flagged (heedful.report.flags)."""
+    from heedful.report.flags import run_flags
+    from heedful.runner.manifest import read_manifest
+
+    flags = {"a_flags": run_flags(read_manifest(run_a)), "b_flags": run_flags(read_manifest(run_b))}
+    return flags if any(flags.values()) else None
 
 
 def is_sweep_dir(path: Path) -> bool:
@@ -215,14 +262,26 @@ def _sweep_report(out: Path, fmt: str, resamples: int, baseline: str | None) -> 
 
 
 def add_schema(sub: Any, formatter: Any) -> None:
-    p = sub.add_parser("schema", formatter_class=formatter, help=command_help("schema"))
+    p = sub.add_parser(
+        "schema",
+        formatter_class=formatter,
+        help=command_help("schema"),
+        description="Print the JSON Schema of one episode line of SUITE's dataset, or with --export of one row of "
+        "`heedful export` of a SUITE run (typed and versioned columns, see heedful.report.export_schema).",
+    )
     suite_arg(p)
+    p.add_argument("--export", action="store_true", help="the schema of a run's export rows instead")
     p.set_defaults(handler=cmd_schema)
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
     from heedful.suites.registry import get_suite
 
+    if args.export:
+        from heedful.report.export_schema import json_schema
+
+        print(json.dumps(json_schema(args.suite), indent=2))
+        return 0
     sys.stdout.write(get_suite(args.suite).episode_schema())
     return 0
 
@@ -299,6 +358,7 @@ def cmd_list_tasks(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    from heedful.agents.arguments import agent_arguments
     from heedful.agents.registry import agent_class, agent_names
     from heedful.suites.registry import SUITES, get_suite
 
@@ -317,6 +377,12 @@ def cmd_list(args: argparse.Namespace) -> int:
     for name in agent_names(args.suite):
         doc = (agent_class(name, args.suite).__doc__ or "").strip().splitlines()
         print(f"  {name:18s} {doc[0] if doc else ''}")
+    print("agent arguments (--agent-arg NAME=VALUE; name: type = default, meaning):")
+    for name in agent_names(args.suite):
+        arguments = agent_arguments(agent_class(name, args.suite))
+        print(f"  {name}" + ("" if arguments else ": none"))
+        for argument in arguments:
+            print(f"    {argument.line()}")
     print(f"run options (flags: heedful run {args.suite} --help):")
     for name, text in describe(suite.run_options).items():
         print(f"  {name:18s} {text}")
@@ -341,8 +407,9 @@ def add_replay(sub: Any, formatter: Any) -> None:
             "Household: re-execute the tool calls an agent made in one episode (the simulator is deterministic) and "
             "draw every step top-down: the agent with its field of view, the human, the objects. Tabletop: the "
             "trial's agentview video, made from the records of a run without --video: a planner's skill calls are "
-            "replayed, a controller is re-run (from the manifest's agent, arguments and seed), and the file is "
-            "written only when the new record reproduces the stored one (stages, steps, scores). Writes an MP4 "
+            "replayed, a controller is re-run (from the manifest's agent, arguments and seed: a registered agent, or "
+            "one --rerun-agent names), and the file is written only when the new record reproduces the stored one "
+            "(stages, steps, scores). Writes an MP4 "
             "(.mp4, needs the tabletop extra), an animated GIF (.gif) or the last frame as PNG (.png)."
         ),
     )
@@ -351,11 +418,13 @@ def add_replay(sub: Any, formatter: Any) -> None:
     p.add_argument("--out", type=Path, required=True, help="output file (.gif, .mp4 or .png)")
     p.add_argument("--dataset", type=Path, help="dataset directory (default: the run's own source)")
     p.add_argument("--every", type=int, default=2, help="household: draw every N-th step")
+    rerun_agent_arg(p)
     p.set_defaults(handler=cmd_replay)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from heedful.report.site.media import replay
 
-    print(replay(args.run, args.episode_id, args.out, dataset=args.dataset, every=args.every))
+    trusted = note_rerun_agents(args.rerun_agent)
+    print(replay(args.run, args.episode_id, args.out, dataset=args.dataset, every=args.every, rerun_agents=trusted))
     return 0

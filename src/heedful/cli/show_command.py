@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
 from heedful.cli.command_table import command_help
+from heedful.cli.common import add_max_errors
 
 
 def add_show(sub: Any, formatter: Any) -> None:
@@ -18,8 +20,8 @@ def add_show(sub: Any, formatter: Any) -> None:
             "Print one episode of a run: the instruction the agent was given, what it observed (the state and "
             "candidates, the layout, the house) or the image path, the exact prompt of a language agent, the gold, "
             "the prediction and the raw model text, the scores (tabletop: every stage's Intent and Execution with "
-            "its reason), the status and the error. Episode ids are in `heedful export RUN` (tabletop trials "
-            "look like s1_L0_000_pickup/t0)."
+            "its reason), the status and the error. Episode ids are in `heedful export RUN --format jsonl --out -` "
+            "(tabletop trials look like s1_L0_000_pickup/t0)."
         ),
         epilog=(
             "examples:\n  heedful show runs/quickstart obj-12-f08-base\n"
@@ -60,14 +62,21 @@ def add_merge(sub: Any, formatter: Any) -> None:
     p.add_argument("shards", type=Path, nargs="+", help="the shard run directories")
     p.add_argument("--out", type=Path, required=True, help="the merged run directory (new or empty)")
     p.add_argument("--force", action="store_true", help="replace a non-empty --out")
+    add_max_errors(p)
     p.set_defaults(handler=cmd_merge)
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
+    from heedful.outcome import parse_max_errors
     from heedful.runner.merge import merge_runs
+    from heedful.runner.verdict import run_verdict
 
+    max_errors = parse_max_errors(args.max_errors)
     merged = merge_runs(args.shards, args.out, force=args.force)
     counts = ", ".join(f"{k} {v}" for k, v in merged.counts.items())
     print(f"merged {len(args.shards)} shards into {args.out}: {counts} (state {merged.state})")
     print(f"report: heedful report {args.out}")
-    return 0
+    found = run_verdict(args.out, merged, max_errors)
+    if found.code:
+        print(f"heedful: {found.line}", file=sys.stderr)
+    return found.code

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from heedful.cli.command_table import command_help
+from heedful.cli.common import note_rerun_agents, rerun_agent_arg
 
 
 def add_view(sub: Any, formatter: Any) -> None:
@@ -27,7 +28,9 @@ def add_view(sub: Any, formatter: Any) -> None:
             "actions and model questions). Media are made for the episodes --episodes chooses: household replay "
             "GIFs, and tabletop videos: copied from a run made with `heedful run tabletop ... --video`, else made "
             "from the records (a planner's skill calls replayed, a controller re-run) and shown only when the "
-            "rolled-out trial reproduces the stored record (stages, steps, scores); otherwise a note says why."
+            "rolled-out trial reproduces the stored record (stages, steps, scores); otherwise a note says why. A run "
+            "directory is read as data: no code it names is imported (only registered agents are re-run, or one "
+            "--rerun-agent names) and no file outside it is read."
         ),
         epilog="example: heedful view runs/oracle runs/llm --out site --episodes failed && open site/index.html",
     )
@@ -55,6 +58,7 @@ def add_view(sub: Any, formatter: Any) -> None:
         "its trial); the run's page says how many were left without",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar while media are made")
+    rerun_agent_arg(p)
     p.set_defaults(handler=cmd_view)
 
 
@@ -62,7 +66,12 @@ def cmd_view(args: argparse.Namespace) -> int:
     from heedful.report.site import build_site
 
     built = build_site(
-        list(args.runs), args.out, episodes=args.episodes, max_media=args.max_media, progress=not args.no_progress
+        list(args.runs),
+        args.out,
+        episodes=args.episodes,
+        max_media=args.max_media,
+        progress=not args.no_progress,
+        rerun_agents=note_rerun_agents(args.rerun_agent),
     )
     print(
         f"wrote {built['index']}: {built['runs']} run(s), {built['episodes']} episodes, {built['media']} media "

@@ -18,6 +18,7 @@ from urllib.parse import urlparse
 from heedful.errors import ConfigError, MissingDependencyError
 from heedful.llm.request import ChatRequest, ChatResult
 from heedful.llm.retry import TRANSIENT_STATUS, parse_retry_after
+from heedful.redact import redact, register_secret
 
 LLM_INSTALL_HINT = "pip install 'heedful[llm]'"
 LOCAL_PLACEHOLDER_KEY = "not-needed"
@@ -44,6 +45,7 @@ class CallError(Exception):
     """One failed call. `transient` failures are retried; `timeout` says the server did not answer in time."""
 
     def __init__(self, message: str, transient: bool, *, timeout: bool = False, retry_after: float | None = None):
+        message = redact(message)
         super().__init__(message)
         self.message = message
         self.transient = transient
@@ -72,6 +74,7 @@ def resolve_api_key(api_key_env: str, base_url: str | None) -> str:
     """
     key = os.environ.get(api_key_env, "")
     if key:
+        register_secret(key)  # a server that echoes it must not get it into a record
         return key
     if base_url is not None and is_loopback(base_url):
         return LOCAL_PLACEHOLDER_KEY
@@ -106,6 +109,7 @@ class OpenAIBackend:
         self.timeout = float(timeout)
         self.kind = kind
         self._api_key = api_key
+        register_secret(api_key)
         self._client: Any = None
         self._lock = threading.Lock()
 

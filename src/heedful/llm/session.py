@@ -43,6 +43,7 @@ SESSION_ARGS = frozenset(
         "max_requests",
         "price_table",
         "api_key_env",
+        "threads",  # its default follows the machine's load, so a resume may change it (the manifest says which)
     }
 )
 """Arguments that change how a session runs, not what is evaluated: a resume may change them."""
@@ -230,8 +231,32 @@ class LLMSession:
             raise ConfigError(f"unknown seed mode {seed!r}")
         return Sampling(self.sampling.temperature, self.sampling.top_p, self.sampling.max_tokens, seed)
 
+    def pool(self) -> ServerPoolBackend | None:
+        """The server pool answering this session's requests, if it has several --base-url servers."""
+        backend = self.engine().backend if len(self.base_urls) > 1 else None
+        return backend if isinstance(backend, ServerPoolBackend) else None
+
+    def answered_by(self, completion: Completion) -> str | None:
+        """The pool's server that answered `completion` in this thread (None: one server, or the cache answered)."""
+        pool = self.pool()
+        if pool is None or completion.usage.get("cache_hits", 0):
+            return None
+        return pool.last_server
+
+    def server_counts(self) -> dict[str, dict[str, Any]]:
+        """A pool's per-server answered / failed / out-of-rotation counts (empty for one server)."""
+        pool = self.pool() if self._engine is not None else None
+        return pool.server_counts() if pool is not None else {}
+
     def describe(self) -> dict[str, Any]:
-        """What the manifest stores of the session: model identity, sampling, mode, prices. Never the API key."""
+        """What the manifest stores of the session: model identity, sampling, mode, prices. Never the API key.
+
+        Raises:
+            ConfigError: a pool whose servers list different models (asked before the run starts).
+        """
+        pool = self.pool()
+        if pool is not None:
+            pool.check_models()
         return {
             "backend": "embedded" if self.gguf else "openai",
             "model": self.model,
@@ -272,9 +297,13 @@ def check_session_kwargs(agent: str, kwargs: Mapping[str, Any], own: Sequence[st
     Raises:
         ConfigError: naming the unknown argument, the nearest known one and the whole list.
     """
+    from heedful.agents.registry import check_agent_args
+
     known = set(inspect.signature(LLMSession).parameters) | set(own)
     for key in kwargs:
         if key not in known:
             raise ConfigError(
                 f"agent {agent!r} has no argument {key!r}{suggest(key, known)}; it takes: {', '.join(sorted(known))}"
             )
+    # the session's own type hints check the values (`--agent-arg temperature=[1]` is not a number)
+    check_agent_args(agent, LLMSession, {k: v for k, v in kwargs.items() if k not in own})

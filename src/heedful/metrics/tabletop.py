@@ -93,14 +93,14 @@ LABELS = {
     "disturbed": "disturbance rate",
 }
 CHANCE_PREFIX = "chance "  # groups of the exact chance level (expected score of the blind branch draw)
-CHANCE_LABELS = {
-    "intent": "chance intent",
-    "execution": "chance execution",
-    "intent_full": "chance intent-full",
-    "execution_full": "chance exec-full",
-    "complete": "chance completion",
-    "complete_clean": "chance clean compl.",
-    "disturbed": "chance disturbance",
+CHANCE_LABELS = {  # the blind branch draw's level (heedful.report.reference): a strong baseline, not chance
+    "intent": "blind intent",
+    "execution": "blind execution",
+    "intent_full": "blind intent-full",
+    "execution_full": "blind exec-full",
+    "complete": "blind completion",
+    "complete_clean": "blind clean compl",
+    "disturbed": "blind disturbance",
 }
 SCENES = ("S1", "S2", "S3", "S4")
 MEAN = "mean over scenes"

@@ -13,7 +13,9 @@ the message; the run goes on, and `--resume` runs exactly those episodes again.
 Privileged data: heedful's own served agents (`heedful serve`) are protocol test peers that act from the
 episode's ground truth, and say so by listing `heedful/episode` under `heedful/needs` in their metadata.
 Only then (or with `episode_info="always"`) does a request carry the trial and its seed under
-`heedful/episode`; every record says whether it did (`agent_info.episode_info_sent`).
+`heedful/episode`; every record says whether it did (`agent_info.episode_info_sent`). Such an agent declares
+`privileged` (read once the server's metadata is in, which `describe()` fetches before the run starts), so the
+rollout hands it the trial, and the manifest and reports mark it as privileged.
 """
 
 from __future__ import annotations
@@ -27,9 +29,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from heedful.errors import AgentInterfaceError, AgentTimeoutError, ConfigError
+from heedful.extras import needs
+from heedful.redact import register_secret
 from heedful.remote.adapters import action_chunk, load_adapter
 from heedful.remote.link import PolicyLink
-from heedful.remote.wire import EPISODE_KEY, NEEDS_KEY, jsonable
+from heedful.remote.wire import EPISODE_KEY, NEEDS_KEY, jsonable, metadata_summary
+from heedful.requirements import Requirement
 
 DEFAULT_PORT = 8000  # openpi's serve_policy.py default
 EPISODE_INFO = ("auto", "always", "never")
@@ -61,8 +66,15 @@ class RemoteAgent:
     """
 
     name = "remote"
-    # Where the server is and how long to wait may change on --resume; nothing that shapes results may.
-    session_args = ("url", "host", "port", "connect_timeout", "request_timeout", "connect_retries", "api_key_env")
+
+    @staticmethod
+    def requirements(agent_args: dict[str, Any]) -> tuple[Requirement, ...]:
+        """openpi-client and its transport."""
+        return needs("openpi_client", "websockets", "msgpack")
+
+    # How long to wait may change on --resume; nothing that shapes results may: the server's address is part of the
+    # run's identity, and its metadata digest is compared on resume (another policy never answers half a run).
+    session_args = ("connect_timeout", "request_timeout", "connect_retries", "api_key_env")
 
     def __init__(
         self,
@@ -96,6 +108,7 @@ class RemoteAgent:
             api_key = os.environ.get(api_key_env)
             if not api_key:
                 raise ConfigError(f"api_key_env names {api_key_env!r}, but that environment variable is not set")
+            register_secret(api_key)  # a server that echoes it must not get it into a record
         self.link = PolicyLink(
             self.url, float(connect_timeout), float(request_timeout), int(connect_retries), api_key=api_key
         )
@@ -103,13 +116,29 @@ class RemoteAgent:
         self._instruction = ""
         self._requests = 0
         self._sent_episode = False
+        self._asked_for_episode = False
         self._timings: dict[str, list[float]] = {}
+        self._digest_of: dict[str, Any] | None = None
+        self._digest = ""
 
     # --- the controller protocol ------------------------------------------------------------------------
 
-    def begin_trial(self, trial: Any, seed: int) -> None:
-        """Told by the tabletop rollout before each trial; forwarded only to servers that ask (see module)."""
-        self._episode = {"episode_id": trial.episode_id, "trial": trial.model_dump_json(), "seed": int(seed)}
+    @property
+    def privileged(self) -> bool:
+        """Whether requests carry the trial's ground truth: `episode_info="always"`, or a server that asked for it
+        (known once connected: `describe()` connects before a run starts; kept when the connection drops)."""
+        if self._wants_episode():
+            self._asked_for_episode = True
+        return self._asked_for_episode
+
+    def begin_trial(self, trial: Any | None, seed: int) -> None:
+        """Told by the tabletop rollout before each trial (the trial only when this agent is privileged);
+        forwarded only to servers that ask (see module)."""
+        self._episode = (
+            None
+            if trial is None
+            else {"episode_id": trial.episode_id, "trial": trial.model_dump_json(), "seed": int(seed)}
+        )
 
     def reset(self) -> None:
         """Start an episode: (re)connect if needed and clear the episode's counters."""
@@ -151,7 +180,8 @@ class RemoteAgent:
             "requests": self._requests,
             "replan": self.replan,
             "episode_info_sent": self._sent_episode,
-            "server_metadata": jsonable(self.link.metadata),
+            "server": self.url,
+            "server_metadata_sha256": self._metadata_digest(),  # the manifest holds the metadata itself
         }
         timing: dict[str, float] = {}
         for key, values in self._timings.items():
@@ -163,7 +193,7 @@ class RemoteAgent:
 
     def describe(self) -> dict[str, Any]:
         """The manifest's description, with the server's metadata (connects; unreachable -> the run stops)."""
-        metadata = self.link.ensure()
+        metadata, digest = metadata_summary(self.link.ensure())
         describe = getattr(self.adapter, "describe", None)
         return {
             "name": self.name,
@@ -178,11 +208,18 @@ class RemoteAgent:
             "connect_timeout": self.link.connect_timeout,
             "request_timeout": self.link.request_timeout,
             "connect_retries": self.link.connect_retries,
-            "server_metadata": jsonable(metadata),
+            "server_metadata": metadata,
+            "server_metadata_sha256": digest,
         }
 
     def close(self) -> None:
         self.link.close()
+
+    def _metadata_digest(self) -> str:
+        metadata = self.link.metadata
+        if self._digest_of is not metadata:  # computed once per connection: a large metadata costs once
+            self._digest_of, self._digest = metadata, metadata_summary(metadata)[1]
+        return self._digest
 
     def _wants_episode(self) -> bool:
         if self.episode_info != "auto":

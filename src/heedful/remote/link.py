@@ -15,6 +15,7 @@ again from its start.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import threading
 import time
 import warnings
@@ -34,6 +35,25 @@ warnings.filterwarnings(
 
 MAX_ERROR_CHARS = 4000  # a server traceback is kept up to this length (its end, where the error is)
 RETRY_WAIT_S = 0.5
+MAX_REPLY_BYTES = 64 * 2**20
+"""The largest reply (or metadata) a policy server may send: a larger one closes the connection (code 1009) before it
+is read, and the episode fails as `interface_error` (openpi-client itself accepts any size)."""
+
+
+def bounded_client_class() -> Any:
+    """openpi-client's `WebsocketClientPolicy`, connecting with a bounded message size and handshake time."""
+    base = openpi_module("websocket_client_policy").WebsocketClientPolicy
+    websockets_client = importlib.import_module("websockets.sync.client")
+
+    class BoundedClientPolicy(base):  # type: ignore[misc, valid-type]
+        def _wait_for_server(self) -> tuple[Any, Any]:
+            headers = {"Authorization": f"Api-Key {self._api_key}"} if self._api_key else None
+            conn = websockets_client.connect(
+                self._uri, compression=None, max_size=MAX_REPLY_BYTES, additional_headers=headers
+            )
+            return conn, openpi_module("msgpack_numpy").unpackb(conn.recv())
+
+    return BoundedClientPolicy
 
 
 def _tail(text: str) -> str:
@@ -47,6 +67,12 @@ def describe_failure(exc: BaseException) -> str:
         # openpi-client's way of saying the server replied with a str: the server's traceback.
         return "the policy server replied with an error:\n" + _tail(text.split("\n", 1)[-1])
     if type(exc).__name__.startswith("ConnectionClosed"):  # websockets.exceptions.ConnectionClosed*
+        sent = getattr(exc, "sent", None)
+        if getattr(sent, "code", None) == 1009:  # we closed it: the reply was over our bound
+            return (
+                f"the policy server's reply is larger than {MAX_REPLY_BYTES} bytes (heedful's bound, close code "
+                "1009); the connection was closed before it was read"
+            )
         rcvd = getattr(exc, "rcvd", None)
         if rcvd is None:
             return "the policy server closed the connection without a close frame (server crashed or network failed)"
@@ -149,7 +175,7 @@ class PolicyLink:
         )
 
     def _open(self) -> tuple[Any, Any]:
-        client_cls = openpi_module("websocket_client_policy").WebsocketClientPolicy
+        client_cls = bounded_client_class()
         abandoned = threading.Event()
 
         def connect() -> Any:

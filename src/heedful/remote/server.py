@@ -6,16 +6,21 @@ one is ours; on the wire it does what openpi's `WebsocketPolicyServer` does:
 - on connect it sends the metadata dict (msgpack via `openpi_client.msgpack_numpy`);
 - each binary message is an observation dict; the reply is the policy's dict plus `server_timing`
   (`infer_ms`, and `prev_total_ms` of the previous request from receipt to sent reply);
-- when the policy raises, it sends the traceback as a text frame, then closes with code 1011;
+- when the policy raises, it sends one line (the error's type and message, file paths masked) as a text frame, then
+  closes with code 1011; the traceback goes to the server's log only, never over the wire;
 - `GET /healthz` answers 200 OK.
 
-It uses websockets' threaded server, so each connection has its own thread (the policy must be thread-safe).
+It uses websockets' threaded server, so each connection has its own thread (the policy must be thread-safe). Bounds:
+a frame larger than `max_frame_bytes` closes its connection (code 1009) before it is read; a connection that sends
+nothing for `idle_timeout_s` is closed (and the handshake must finish within OPEN_TIMEOUT_S); beyond
+`max_connections` open connections a new one is answered HTTP 503.
 """
 
 from __future__ import annotations
 
 import http
 import logging
+import re
 import threading
 import time
 import traceback
@@ -26,19 +31,29 @@ from heedful.remote.wire import packb, unpackb
 
 logger = logging.getLogger(__name__)
 
-ERROR_CLOSE_REASON = "Internal server error. Traceback included in previous frame."
+ERROR_CLOSE_REASON = "Internal server error. The error is in the previous frame."
+MAX_FRAME_BYTES = 64 * 2**20
+"""The largest observation frame accepted (LIBERO's two 224x224 images and state are about 0.3 MB)."""
+IDLE_TIMEOUT_S = 300.0
+"""A connection that sends no request for this long is closed (an idle client holds a thread)."""
+OPEN_TIMEOUT_S = 10.0
+MAX_CONNECTIONS = 64
+ERROR_CHARS = 300
+_PATH = re.compile(r"(?:[A-Za-z]:)?(?:[\\/][\w.@+-]+){2,}[\\/]?")
+
+
+def one_line_error(exc: BaseException) -> str:
+    """What a client is told of a failed request: the error's type and the first line of its message, file paths
+    masked, at most ERROR_CHARS characters (no traceback: it would show the server's files)."""
+    lines = str(exc).strip().splitlines()
+    text = _PATH.sub("<path>", f"{type(exc).__name__}: {lines[0] if lines else ''}".strip())
+    return text if len(text) <= ERROR_CHARS else text[: ERROR_CHARS - 3] + "..."
 
 
 class InferPolicy(Protocol):
     """openpi's `BasePolicy.infer`: an observation dict in, a dict with `actions` out."""
 
     def infer(self, obs: dict[str, Any]) -> dict[str, Any]: ...
-
-
-def _health_check(connection: Any, request: Any) -> Any:
-    if request.path == "/healthz":
-        return connection.respond(http.HTTPStatus.OK, "OK\n")
-    return None
 
 
 class PolicyServer:
@@ -49,14 +64,33 @@ class PolicyServer:
         host: Interface to listen on (127.0.0.1: this machine only).
         port: TCP port; 0 picks a free one (see `port` after `start()`).
         metadata: Sent to every client on connect; defaults to `policy.metadata` when it has one.
+        max_frame_bytes, idle_timeout_s, max_connections: The bounds (see the module).
     """
 
     def __init__(
-        self, policy: InferPolicy, host: str = "127.0.0.1", port: int = 8000, metadata: dict[str, Any] | None = None
+        self,
+        policy: InferPolicy,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        metadata: dict[str, Any] | None = None,
+        *,
+        max_frame_bytes: int = MAX_FRAME_BYTES,
+        idle_timeout_s: float = IDLE_TIMEOUT_S,
+        max_connections: int = MAX_CONNECTIONS,
     ) -> None:
+        if max_frame_bytes < 1 or not idle_timeout_s > 0 or max_connections < 1:
+            raise ConfigError(
+                "max_frame_bytes, idle_timeout_s and max_connections must be positive, got "
+                f"{max_frame_bytes}, {idle_timeout_s}, {max_connections}"
+            )
         self.policy = policy
         self.host = host
         self.port = port
+        self.max_frame_bytes = max_frame_bytes
+        self.idle_timeout_s = idle_timeout_s
+        self.max_connections = max_connections
+        self.open_connections = 0
+        self._count_lock = threading.Lock()
         self.metadata = dict(metadata if metadata is not None else getattr(policy, "metadata", {}) or {})
         self.requests = 0
         self._server: Any = None
@@ -76,8 +110,9 @@ class PolicyServer:
                 self.host,
                 self.port,
                 compression=None,
-                max_size=None,
-                process_request=_health_check,
+                max_size=self.max_frame_bytes,
+                open_timeout=OPEN_TIMEOUT_S,
+                process_request=self._process_request,
             )
         except OSError as exc:
             raise ConfigError(f"cannot listen on {self.host}:{self.port}: {exc}; choose another --port") from exc
@@ -103,15 +138,45 @@ class PolicyServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    def _process_request(self, connection: Any, request: Any) -> Any:
+        """`/healthz` answers 200; a connection beyond `max_connections` is refused with 503 before its handshake."""
+        if request.path == "/healthz":
+            return connection.respond(http.HTTPStatus.OK, "OK\n")
+        with self._count_lock:
+            full = self.open_connections >= self.max_connections
+        if full:
+            return connection.respond(
+                http.HTTPStatus.SERVICE_UNAVAILABLE, f"too many connections (at most {self.max_connections})\n"
+            )
+        return None
+
     def _handle(self, websocket: Any) -> None:
+        with self._count_lock:
+            self.open_connections += 1
+        try:
+            self._serve(websocket)
+        finally:
+            with self._count_lock:
+                self.open_connections -= 1
+
+    def _serve(self, websocket: Any) -> None:
         from websockets.exceptions import ConnectionClosed
 
         websocket.send(packb(self.metadata))
         prev_total_s: float | None = None
         while True:
             try:
+                try:
+                    message = websocket.recv(timeout=self.idle_timeout_s)
+                except TimeoutError:
+                    websocket.close(code=1000, reason=f"idle for {self.idle_timeout_s:g} s")
+                    return
                 start = time.monotonic()
-                obs = unpackb(websocket.recv())
+                try:
+                    obs = unpackb(message)
+                except Exception as exc:  # a frame that is not msgpack: the client's error, told in one line
+                    what = type(exc).__name__
+                    raise ValueError(f"the request is not an openpi msgpack observation ({what})") from exc
                 infer_start = time.monotonic()
                 reply = dict(self.policy.infer(obs))
                 timing = {"infer_ms": (time.monotonic() - infer_start) * 1000.0}
@@ -123,10 +188,10 @@ class PolicyServer:
                 prev_total_s = time.monotonic() - start
             except ConnectionClosed:
                 return
-            except Exception:
-                logger.exception("policy server: a request failed; the traceback goes to the client")
+            except Exception as exc:
+                logger.error("policy server: a request failed:\n%s", traceback.format_exc())
                 try:
-                    websocket.send(traceback.format_exc())
+                    websocket.send(one_line_error(exc))
                     websocket.close(code=1011, reason=ERROR_CLOSE_REASON)
                 except ConnectionClosed:
                     pass

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import json
 from types import ModuleType
 from typing import Any
 
@@ -61,3 +63,21 @@ def jsonable(value: Any, max_items: int = 64) -> Any:
     if value is None or isinstance(value, bool | int | float | str):
         return value
     return repr(value)
+
+
+METADATA_CHARS = 65_536
+"""The most characters of a server's metadata (as JSON) a manifest keeps; a larger one keeps its sha256, its size
+and its first keys (a 50,000-key metadata made a 3.2 MB manifest)."""
+
+
+def metadata_summary(metadata: Any) -> tuple[Any, str]:
+    """(what the manifest keeps of a server's metadata, the sha256 of all of it as canonical JSON).
+
+    The digest names the policy behind a server: records refer to it, a resume and a pool compare it."""
+    safe = jsonable(metadata)
+    text = json.dumps(safe, sort_keys=True, separators=(",", ":"), default=str)
+    digest = "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    if len(text) <= METADATA_CHARS:
+        return safe, digest
+    keys = list(safe)[:20] if isinstance(safe, dict) else []
+    return {"heedful/truncated": {"chars": len(text), "sha256": digest, "first_keys": keys}}, digest

@@ -1,18 +1,28 @@
 """Export a run (one row per record) or a dataset (one row per episode) as JSONL or Parquet.
 
-JSONL keeps nested values (gold, prediction, state) as JSON; Parquet stores them as JSON text columns,
-because a Parquet column has one type and a gold may be an id or a list of ids.
+A run's rows are typed and versioned (`heedful.report.export_schema`): one JSON type per column in JSONL and
+Parquet alike, nested values (gold, prediction, usage, ...) as JSON text. A dataset's rows are its episodes (the
+suite's episode schema, `heedful schema SUITE`): JSONL keeps their nested values as JSON, Parquet as JSON text.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import sys
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from heedful.errors import ConfigError, DatasetError
 from heedful.records import PROMPT, Record
+from heedful.report.export_schema import (
+    EXPORT_SCHEMA_VERSION,
+    OTHER_KEY,
+    OTHER_SCORE,
+    ColumnType,
+    column_type,
+    typed_rows,
+)
 
 NESTED = {
     "gold",
@@ -30,15 +40,14 @@ NESTED = {
 
 
 def record_row(record: Record, prompts: dict[str, str] | None = None) -> dict[str, Any]:
-    """A flat row: the record's fields with its grouping keys lifted to columns; `instruction` (as the agent was
-    shown it) and, for language agents, `prompt` (the exact text, from `prompts`: sha256 -> text) as columns."""
+    """A flat row (untyped: `run_rows` types it): the record's fields with its grouping keys lifted to columns;
+    `instruction` (as the agent was shown it) and, for language agents, `prompt` (the exact text, from `prompts`:
+    sha256 -> text) as columns."""
     row: dict[str, Any] = {"episode_id": record.episode_id, "index": record.index}
     row.update(record.keys)
     if "instruction" in record.inputs:
         row["instruction"] = record.inputs["instruction"]
     row.update(record.scores)  # per-episode scores (household: success, spl, steps, ...) as columns too
-    if "visual" in row:
-        row["visual"] = row["visual"] == "true"
     row.update(
         gold=record.gold,
         prediction=record.prediction,
@@ -61,6 +70,19 @@ def record_row(record: Record, prompts: dict[str, str] | None = None) -> dict[st
     return row
 
 
+def run_rows(suite: str, records: Sequence[Record], prompts: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """The typed rows of a run's export (heedful.report.export_schema): one JSON type per column, null if missing."""
+    rows = [record_row(r, prompts) for r in records]
+    keys = {k for r in records for k in r.keys}
+    kinds: dict[str, ColumnType] = {}
+    for row in rows:
+        for column in row:
+            if column not in kinds:
+                declared = column_type(suite, column)
+                kinds[column] = declared or (OTHER_KEY if column in keys else OTHER_SCORE)
+    return typed_rows(rows, kinds)
+
+
 def _dataset_rows(path: Path) -> list[dict[str, Any]]:
     from heedful.suites.registry import get_suite
 
@@ -76,12 +98,12 @@ def rows_of(source: Path) -> list[dict[str, Any]]:
         from heedful.runner import load_run
         from heedful.runner.store import RECORDS_NAME, RunStore
 
-        _, records = load_run(source)
+        manifest, records = load_run(source)
         prompts: dict[str, str] = {}
         if (source / RECORDS_NAME).is_file():
             with RunStore(source) as store:
                 prompts = store.prompt_texts()
-        return [record_row(r, prompts) for r in records]
+        return run_rows(manifest.spec.suite, records, prompts)
     if (source / "dataset.json").exists():
         return _dataset_rows(source)
     raise DatasetError(f"{source} is neither a run directory (manifest.json) nor a dataset (dataset.json)")
@@ -94,16 +116,35 @@ def write_jsonl(rows: Iterable[dict[str, Any]], out: Path) -> None:
 
 
 def write_parquet(rows: list[dict[str, Any]], out: Path) -> None:
+    """Rows as a Parquet table; a run's rows are typed already (JSON text where nested), a dataset's nested
+    fields become JSON text here. The export schema version is also in the file's metadata."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    flat = [{k: (json.dumps(v) if k in NESTED else v) for k, v in row.items()} for row in rows]
-    pq.write_table(pa.Table.from_pylist(flat), out)
+    flat = [
+        {k: (json.dumps(v) if k in NESTED and not isinstance(v, str) else v) for k, v in row.items()} for row in rows
+    ]
+    table = pa.Table.from_pylist(flat)
+    if rows and "export_schema" in rows[0]:
+        table = table.replace_schema_metadata({"heedful_export_schema": EXPORT_SCHEMA_VERSION})
+    pq.write_table(table, out)
+
+
+STDOUT = Path("-")
+"""`--out -`: JSON lines on standard output (`heedful export RUN --format jsonl --out - | head`)."""
 
 
 def export(source: Path, out: Path, fmt: str) -> int:
-    """Write `source` to `out` in `fmt` ("jsonl" or "parquet"); returns the number of rows."""
+    """Write `source` to `out` in `fmt` ("jsonl" or "parquet"; `out` "-": JSON lines on stdout); returns the
+    number of rows."""
+    if out == STDOUT and fmt != "jsonl":
+        raise ConfigError("--out - writes JSON lines to standard output: use --format jsonl, or name a .parquet file")
     rows = rows_of(source)
+    if out == STDOUT:
+        for row in rows:
+            sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+        return len(rows)
     out.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "jsonl":
         write_jsonl(rows, out)

@@ -45,7 +45,18 @@ def check_format(fmt: str) -> None:
         raise ConfigError(f"unknown report format {fmt!r}; choose one of {', '.join(REPORT_FORMATS)}")
 
 
-def render(fmt: str, suite: Any, rows: Sequence[MetricRow], *, title: str, caption: str, agent: str) -> str:
+def render(
+    fmt: str,
+    suite: Any,
+    rows: Sequence[MetricRow],
+    *,
+    title: str,
+    caption: str,
+    agent: str,
+    flags: Sequence[str] = (),
+    full: bool = True,
+    run: str = "RUN",
+) -> str:
     """The report of a run of `suite` in format `fmt` (heedful.report.REPORT_FORMATS).
 
     Args:
@@ -55,20 +66,31 @@ def render(fmt: str, suite: Any, rows: Sequence[MetricRow], *, title: str, capti
         title: The report's title line (table, markdown).
         caption: Suite, agent and records, for LaTeX captions.
         agent: The agent's name, for LaTeX labels.
+        flags: The run's flags (heedful.report.flags): in JSON every row carries them as `agent_flags`; the other
+            formats show them in the title or caption.
+        full: "table" only: every group's block in the suite's layout; False: the short report that leads with
+            the headline table (heedful.report.summary).
+        run: How to name the run in the short report's pointer to `--full`.
     """
     from heedful.report.latex import label_for, to_latex
     from heedful.report.render import rows_to_json
 
     check_format(fmt)
     if fmt == "json":
-        return rows_to_json(rows)
+        return rows_to_json(rows, extra={"agent_flags": list(flags)} if flags else None)
     if fmt == "csv":
         return to_csv(rows)
     if fmt == "markdown":
         return to_markdown(rows, title, suite.paper_tables)
     if fmt == "latex":
         return to_latex(rows, caption, suite.paper_tables, label_for(suite.name, agent))
-    text = str(suite.render_report([row for row in rows if row.group != USAGE_GROUP], title))
+    plain = [row for row in rows if row.group != USAGE_GROUP]
+    if full:
+        text = str(suite.render_report(plain, title))
+    else:
+        from heedful.report.summary import summary_report
+
+        text = summary_report(suite, plain, title, run)
     usage = format_usage(rows)
     return f"{text}\n{usage}" if usage else text
 

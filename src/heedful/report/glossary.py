@@ -30,11 +30,19 @@ GENERAL: tuple[tuple[str, str], ...] = (
     ),
     (
         "chance",
-        "the exact expected score of an agent that ignores what the suite tests, computed from the episodes, "
-        "not sampled (decisions: a uniformly random valid answer; household: the words-only level, one uniform guess "
-        "among the rooms the words fit with all else perfect, an upper bound for an agent that ignores the human; "
-        "tabletop: the blind branch draw, the `chance` rows of Table 1). A score near it is no "
-        "evidence of instruction following",
+        "decisions only: the exact expected score of a uniformly random valid answer (what random-valid draws), "
+        "computed from the episodes, not sampled. A score near it is no evidence of instruction following",
+    ),
+    (
+        "blind draw",
+        "tabletop's reference level (the `blind draw` column and the `blind ...` rows of Table 1): the exact "
+        "expected score of drawing a training branch without reading the instruction. A strong baseline, not "
+        "chance: a random policy or a broken model scores far below it",
+    ),
+    (
+        "words-only",
+        "household's reference level: the success of one uniform guess among the rooms the words fit with all else "
+        "perfect, an upper bound for an agent that ignores the human. A strong baseline, not chance",
     ),
     ("k/n", "successes and units behind a value; n alone where the value is a mean"),
     (

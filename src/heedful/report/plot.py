@@ -70,13 +70,6 @@ def figure_format(out: Path) -> str:
     return fmt
 
 
-def legend_labels(names: Sequence[str], directories: Sequence[str]) -> list[str]:
-    """Each run's agent as the legend names it; a name that two runs share gets its run directory."""
-    return [
-        f"{name} ({folder})" if names.count(name) > 1 else name for name, folder in zip(names, directories, strict=True)
-    ]
-
-
 def figure_title(suite: str, records: Sequence[int]) -> str:
     """ "decisions suite: 40 records" (one run), "... 40 records per run" or "... 40 / 36 records" (several)."""
     if len(set(records)) > 1:
@@ -122,17 +115,20 @@ def panels_to_draw(layout: FigureLayout, runs: Sequence[RunRows]) -> list[Panel 
     return drawn
 
 
-def write_figure(layout: FigureLayout, runs: Sequence[RunRows], out: Path, title: str) -> None:
-    """Draw the figure and write it to `out` (.pdf, .svg or .png)."""
+def write_figure(
+    layout: FigureLayout, runs: Sequence[RunRows], out: Path, title: str, reference_label: str = "chance"
+) -> None:
+    """Draw the figure and write it to `out` (.pdf, .svg or .png); `reference_label` names the suite's reference
+    level in the legend (heedful.report.reference)."""
     fmt = figure_format(out)
     matplotlib = require_matplotlib()
     with matplotlib.rc_context(_RC):
-        figure = build_figure(layout, runs, title)
+        figure = build_figure(layout, runs, title, reference_label)
         out.parent.mkdir(parents=True, exist_ok=True)
         figure.savefig(out, format=fmt, metadata=_METADATA[fmt], dpi=200)
 
 
-def build_figure(layout: FigureLayout, runs: Sequence[RunRows], title: str) -> Any:
+def build_figure(layout: FigureLayout, runs: Sequence[RunRows], title: str, reference_label: str = "chance") -> Any:
     """The matplotlib Figure (on an Agg canvas): one axes per panel of `panels_to_draw`.
 
     Raises:
@@ -161,7 +157,7 @@ def build_figure(layout: FigureLayout, runs: Sequence[RunRows], title: str) -> A
             marks |= _bars(axes, panel, runs, width, first_column=i % columns == 0)
             pad = (slots - len(panel.groups)) / 2  # bars as wide in every panel
             axes.set_xlim(-0.6 - pad, len(panel.groups) - 0.4 + pad)
-    _legend(figure, layout, runs, marks)
+    _legend(figure, layout, runs, marks, reference_label)
     figure.suptitle(title, fontsize=9)
     figure.supxlabel(_footnote(runs, marks), fontsize=7)
     return figure
@@ -285,7 +281,7 @@ def _interval_of(row: MetricRow) -> tuple[float | None, float | None]:
     return row.ci_low, row.ci_high
 
 
-def _legend(figure: Any, layout: FigureLayout, runs: Sequence[RunRows], marks: set[str]) -> None:
+def _legend(figure: Any, layout: FigureLayout, runs: Sequence[RunRows], marks: set[str], reference: str) -> None:
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
@@ -295,9 +291,9 @@ def _legend(figure: Any, layout: FigureLayout, runs: Sequence[RunRows], marks: s
         names = [run.label for run in runs]
     handles: list[Any] = [Patch(color=PALETTE[i % len(PALETTE)], label=name) for i, name in enumerate(names)]
     if "chance" in marks:
-        handles.append(Line2D([], [], color="black", linestyle=":", linewidth=1.4, label="chance"))
+        handles.append(Line2D([], [], color="black", linestyle=":", linewidth=1.4, label=reference))
     if "chance point" in marks:
-        handles.append(Line2D([], [], color="grey", marker="x", linestyle="none", label="chance (scatter)"))
+        handles.append(Line2D([], [], color="grey", marker="x", linestyle="none", label=f"{reference} (scatter)"))
     if "wilson" in marks:
         handles.append(Line2D([], [], color="black", linestyle="--", linewidth=0.8, label="Wilson 95% (collapsed CI)"))
     figure.legend(handles=handles, loc="outside right upper", frameon=False)

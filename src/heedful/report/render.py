@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
 from heedful.metrics.compare import MCNEMAR_PREFIX, ComparisonRow
@@ -30,7 +30,11 @@ _R = TypeVar("_R", bound=_Row)
 
 
 def render_metric_table(
-    rows: Sequence[MetricRow], title: str | None = None, notes: Sequence[str] = (), chance_note: str = ""
+    rows: Sequence[MetricRow],
+    title: str | None = None,
+    notes: Sequence[str] = (),
+    chance_note: str = "",
+    reference_label: str = "chance",
 ) -> str:
     """Render metric rows as a terminal table, one block per group in order of first appearance.
 
@@ -43,6 +47,8 @@ def render_metric_table(
         title: Optional first line.
         notes: Lines printed under the header line (what the suite's intervals count).
         chance_note: What the chance column is, printed under the header line when it appears.
+        reference_label: The name of that column: "chance" only for a uniformly random answer (see
+            heedful.report.reference).
 
     Returns:
         The table as text, ending without a newline.
@@ -51,7 +57,7 @@ def render_metric_table(
     methods = sorted({row.ci_method for row in metric_rows})
     shared_method = methods[0] if len(methods) == 1 else None
     with_chance = any(row.chance is not None for row in metric_rows)
-    header = ["metric", "value", *(["chance"] if with_chance else []), "95% CI", "Wilson 95%", "k/n"]
+    header = ["metric", "value", *([reference_label] if with_chance else []), "95% CI", "Wilson 95%", "k/n"]
     if shared_method is None:
         header.insert(header.index("95% CI") + 1, "method")
     cells = {id(row): _metric_cells(row, shared_method is None, with_chance) for row in metric_rows}
@@ -61,7 +67,7 @@ def render_metric_table(
         lines.append(f"values in %; 95% CI: {shared_method} (percentile); Wilson: units taken as independent")
     lines.extend(notes)
     if with_chance and chance_note:
-        lines.append(f"chance: {chance_note}")
+        lines.append(f"{reference_label}: {chance_note}")
     for group, block in _blocks(rows):
         if group == STATUS_GROUP:
             lines.append(_status_line(block))
@@ -114,9 +120,10 @@ COLLAPSED_DIFF_NOTE = (
 )
 
 
-def rows_to_json(rows: Sequence[MetricRow] | Sequence[ComparisonRow]) -> str:
-    """Serialize rows as a JSON list of their `as_dict()`; non-finite numbers become null."""
-    payload = [_json_safe(row.as_dict()) for row in rows]
+def rows_to_json(rows: Sequence[MetricRow] | Sequence[ComparisonRow], extra: Mapping[str, Any] | None = None) -> str:
+    """Serialize rows as a JSON list of their `as_dict()` (each with the `extra` fields, such as a run's flags);
+    non-finite numbers become null."""
+    payload = [_json_safe({**row.as_dict(), **(extra or {})}) for row in rows]
     return json.dumps(payload, indent=2, allow_nan=False)
 
 

@@ -33,12 +33,13 @@ def show_episode(run_dir: Path, episode_id: str, *, dataset: Path | None = None,
         raise RunError(f"{run_dir} has no records yet")
     with RunStore(Path(run_dir)) as store:
         store.check_producer(manifest.run_identity)
+        store.verify(manifest)  # an edited run is refused here too
         records = {r.episode_id: r for r in store.records()}
         record = records.get(episode_id)
         if record is None:
             raise RunError(
                 f"run {run_dir} has no record of episode {episode_id!r}{suggest(episode_id, records)}; "
-                f"`heedful export {run_dir}` lists every episode id"
+                f"`heedful export {run_dir} --format jsonl --out -` lists every episode id"
             )
         prompt = record.inputs.get(PROMPT)
         prompt_text = store.prompt_text(str(prompt["sha256"])) if isinstance(prompt, dict) else None

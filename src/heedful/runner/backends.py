@@ -27,10 +27,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from heedful.agents.registry import AGENTS, agent_class, make_agent
+from heedful.agents.registry import AGENTS, agent_class, import_first_from, make_agent, user_dirs
 from heedful.capabilities import capabilities
-from heedful.errors import AgentInterfaceError, AgentTimeoutError, BudgetExceededError, RunError
+from heedful.errors import AgentInterfaceError, AgentTimeoutError, BudgetExceededError, HeedfulError, RunError
 from heedful.records import Record, Status
+from heedful.requirements import check_requirements
 from heedful.runner.manifest import RunSpec
 from heedful.runner.ray_options import RayOptions
 from heedful.seeding import derive_seed
@@ -217,10 +218,13 @@ def _worker_setup(work: Work) -> dict[str, Any]:
     # Registrations made at run time (tests, notebooks) do not exist in a spawned worker, so the worker
     # re-registers each name with the import path of the object the main process resolved.
     spec = work.spec
+    agent_cls = agent_class(spec.agent, spec.suite)
     return {
         "spec": spec.model_dump_json(),
+        # `--agent MODULE:CLASS` from the current directory: the worker imports it from there too
+        "user_dirs": user_dirs(agent_cls),
         "suite_target": import_target(SUITES.get(spec.suite), f"suite {spec.suite!r}"),
-        "agent_target": import_target(agent_class(spec.agent, spec.suite), f"agent {spec.agent!r}"),
+        "agent_target": import_target(agent_cls, f"agent {spec.agent!r}"),
         "train": [ep.model_dump_json() for ep in work.train] if capabilities(work.agent).fittable else [],
     }
 
@@ -330,14 +334,21 @@ def _init_worker(setup: dict[str, Any]) -> None:
     _exit_with_parent()
     try:
         spec = RunSpec.model_validate_json(setup["spec"])
+        for module, directory in dict(setup.get("user_dirs") or {}).items():
+            import_first_from([directory], module)
         SUITES.register(spec.suite, setup["suite_target"])
         # `SUITE/NAME` is the first name make_agent tries, so the worker builds the class the main resolved.
         AGENTS.register(f"{spec.suite}/{spec.agent}", setup["agent_target"])
         suite = get_suite(spec.suite)
+        check_requirements(spec.suite, suite.requirements(spec.options))  # imported here, where they are used
+        declared = capabilities(agent_class(spec.agent, spec.suite)).required(spec.agent_args)
+        check_requirements(f"{spec.suite} --agent {spec.agent}", declared)  # the agent's, likewise
         agent = make_agent(spec.agent, spec.agent_args, suite=spec.suite)
         if capabilities(agent).fittable:
             agent.fit([suite.parse_episode(text) for text in setup["train"]])
         _STATE = _WorkerState(spec=spec, suite=suite, agent=agent)
+    except HeedfulError as err:  # a typed error (a requirement that does not import) needs no traceback
+        _SETUP_ERROR = f"setting up the worker failed: {type(err).__name__}: {err}"
     except Exception:
         _SETUP_ERROR = f"setting up the worker failed:\n{traceback.format_exc()}"
 

@@ -15,10 +15,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 import heedful
-from heedful.errors import RunError
+from heedful.errors import RunError, TamperedError
+from heedful.runner.stateless import StatelessAudit
 
 MANIFEST_NAME = "manifest.json"
-MANIFEST_SCHEMA_VERSION = "heedful-run/1"
+MANIFEST_SCHEMA_VERSION = "heedful-run/2"
+"""/2: the manifest carries its own digest, the digest of the run's records when it stopped, and the agent's session
+arguments (so the run identity can be recomputed on every read). /1 manifests are still read, without those checks."""
+READABLE_SCHEMAS = ("heedful-run/1", MANIFEST_SCHEMA_VERSION)
 GIT_TIMEOUT_S = 3.0
 
 RunState = Literal["running", "finished", "interrupted", "failed", "stopped"]
@@ -80,6 +84,11 @@ class RunManifest(BaseModel):
     agent: dict[str, Any] = Field(default_factory=dict, description="The agent's own description.")
     counts: dict[str, int] = Field(default_factory=dict, description="Stored records per status.")
     wall_time_s: float = Field(default=0.0, description="Wall time summed over every session of the run.")
+    generation: dict[str, float] | None = Field(
+        default=None,
+        description="Language-model agents: the last session's completion tokens, their wall time and tokens per "
+        "second, as measured (the embedded server's threads are under agent.server).",
+    )
     sessions: int = Field(default=1, description="How many times the run was started or resumed.")
     workers: int = Field(default=1, description="Worker processes (or Ray actors) of the last session.")
     backend: str = Field(
@@ -89,10 +98,38 @@ class RunManifest(BaseModel):
         default=None, description="Episodes the run covers: the selected split and options, cut to `limit`."
     )
     available: int | None = Field(default=None, description="Episodes of the selection before `limit` cut it.")
+    servers: dict[str, dict[str, Any]] | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="A pool of servers (an agent declaring `server_counts`): per server, the answers it gave, its "
+        "failures and why it was out of rotation (None: never), in the last session. Absent otherwise.",
+    )
     run_identity: str | None = Field(
         default=None,
         description="Short hash of what decides the results (suite, dataset, agent and its arguments, options, seed); "
         "every record the run stores carries it (None in runs made before it was recorded).",
+    )
+    session_args: list[str] | None = Field(
+        default=None,
+        description="The agent's arguments a resume may change (left out of the run identity); None before /2.",
+    )
+    records_digest: str | None = Field(
+        default=None,
+        description="Digest of every stored record (RunStore.digest) when the run last stopped; readers refuse a "
+        "store that no longer matches it. None while a run has not yet stopped once, and before /2.",
+    )
+    manifest_digest: str | None = Field(
+        default=None, description="sha256 of this manifest without this field: a hand edit is refused. None before /2."
+    )
+    privileged: bool | None = Field(
+        default=None,
+        description="Whether the agent declared `privileged` (it was handed the ground truth: not a language agent); "
+        "None in runs made before the declaration was recorded.",
+    )
+    stateless_audit: StatelessAudit | None = Field(
+        default=None,
+        description="What `heedful run --audit-stateless K` found: K episodes replayed on a fresh agent in another "
+        "order (heedful.runner.stateless); None when no audit ran.",
     )
 
 
@@ -166,6 +203,7 @@ def new_manifest(
         agent=agent,
         workers=workers,
         run_identity=run_identity(spec, session_args),
+        session_args=sorted(session_args),
     )
 
 
@@ -175,9 +213,22 @@ def spec_differences(stored: RunSpec, requested: RunSpec) -> list[str]:
     return [name for name in RunSpec.model_fields if name not in RESUMABLE_FIELDS and old[name] != new[name]]
 
 
+def manifest_digest(data: dict[str, Any]) -> str:
+    """sha256 of a manifest's JSON fields other than `manifest_digest`."""
+    body = {key: value for key, value in data.items() if key != "manifest_digest"}
+    return "sha256:" + hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
 def write_manifest(run_dir: Path, manifest: RunManifest) -> None:
-    """Write `run_dir/manifest.json` atomically: a reader sees the old file or the new one, never half."""
-    text = json.dumps(manifest.model_dump(mode="json"), indent=2, sort_keys=False) + "\n"
+    """Write `run_dir/manifest.json` atomically (a reader sees the old file or the new one, never half), as the
+    current schema version and with its own digest."""
+    from heedful.redact import redact_value
+
+    # an error a server echoed a key into (a stop reason, a pool's out-of-rotation reason) never reaches the file
+    data = redact_value(manifest.model_dump(mode="json"))
+    data["schema_version"] = MANIFEST_SCHEMA_VERSION
+    data["manifest_digest"] = manifest_digest(data)
+    text = json.dumps(data, indent=2, sort_keys=False) + "\n"
     fd, tmp = tempfile.mkstemp(prefix=".manifest-", suffix=".tmp", dir=run_dir)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -190,12 +241,59 @@ def write_manifest(run_dir: Path, manifest: RunManifest) -> None:
         raise
 
 
+def _near_runs(run_dir: Path) -> str:
+    """' (did you mean X?)' naming the closest run directory beside `run_dir`, or where the runs there are."""
+    from heedful.registry import suggest
+
+    parent = run_dir.parent
+    try:
+        runs = sorted(p.name for p in parent.iterdir() if (p / MANIFEST_NAME).is_file())
+    except OSError:  # the parent is missing too, or unreadable
+        return ""
+    near = suggest(run_dir.name, runs)
+    if near:
+        return near.replace(repr(near.split("'")[1]), repr(str(parent / near.split("'")[1])))
+    return f"; the runs in {parent} are: {', '.join(runs[:10])}" if runs else ""
+
+
 def read_manifest(run_dir: Path) -> RunManifest:
     """Read and validate `run_dir/manifest.json`; raise RunError if it is missing or malformed."""
     path = run_dir / MANIFEST_NAME
     if not path.is_file():
+        if not run_dir.exists():
+            raise RunError(f"no run directory {run_dir}{_near_runs(run_dir)}")
         raise RunError(f"no {MANIFEST_NAME} in {run_dir}: is this a run directory made by `heedful run`?")
     try:
-        return RunManifest.model_validate_json(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as err:
+        raise RunError(f"{path} is not a valid run manifest: {err}") from err
+    version = data.get("schema_version", "heedful-run/1") if isinstance(data, dict) else None
+    if version not in READABLE_SCHEMAS:
+        raise RunError(
+            f"{path} has schema_version {version!r}; this heedful reads {', '.join(READABLE_SCHEMAS)} "
+            "(a newer heedful wrote it, or it was edited): upgrade heedful or use the heedful that made it"
+        )
+    try:
+        manifest = RunManifest.model_validate(data)
     except (ValidationError, ValueError) as err:
         raise RunError(f"{path} is not a valid run manifest: {err}") from err
+    if version != "heedful-run/1":
+        _check_current(path, data, manifest)
+    return manifest.model_copy(update={"manifest_digest": None})  # checked; written again on every write
+
+
+def _check_current(path: Path, data: dict[str, Any], manifest: RunManifest) -> None:
+    """A /2 manifest must carry its digest and identity, and both must match what it says."""
+    if data.get("manifest_digest") != manifest_digest(data):
+        raise TamperedError(
+            f"{path} was edited after heedful wrote it (its manifest_digest does not match its content); heedful "
+            "will not read a run whose manifest was changed by hand (run it again into a new --out)"
+        )
+    if manifest.run_identity is None or manifest.session_args is None:
+        raise TamperedError(f"{path} lacks its run_identity or session_args; heedful will not read it")
+    expected = run_identity(manifest.spec, frozenset(manifest.session_args))
+    if manifest.run_identity != expected:
+        raise TamperedError(
+            f"{path}: run_identity {manifest.run_identity} is not the identity of its spec ({expected}): the spec "
+            "(agent, arguments, seed, options, dataset) was changed after the run; heedful will not read it"
+        )

@@ -13,6 +13,7 @@ from pathlib import Path
 from heedful.errors import RunError
 from heedful.records import Record
 from heedful.runner.manifest import RunManifest, read_manifest, spec_differences, write_manifest
+from heedful.runner.stateless import combined_audit
 from heedful.runner.store import RunStore, load_run
 
 
@@ -32,8 +33,13 @@ def merge_runs(sources: Sequence[Path], out: Path, *, force: bool = False) -> Ru
     records: list[Record] = []
     prompts: dict[str, str] = {}
     seen: dict[str, Path] = {}
-    for source in sources:
-        _, shard_records = load_run(Path(source))  # refuses a directory whose records came from two runs
+    for source, manifest in zip(sources, manifests, strict=True):
+        _, shard_records = load_run(Path(source))  # refuses mixed runs, edited records or manifests
+        if manifest.state == "finished" and manifest.planned is not None and len(shard_records) != manifest.planned:
+            raise RunError(
+                f"shard {source} is finished but holds {len(shard_records)} records of the {manifest.planned} it "
+                "planned; resume it (heedful run ... --resume) before merging"
+            )
         for r in shard_records:
             if r.episode_id in seen:
                 raise RunError(f"episode {r.episode_id!r} is in both {seen[r.episode_id]} and {source}")
@@ -53,6 +59,8 @@ def merge_runs(sources: Sequence[Path], out: Path, *, force: bool = False) -> Ru
             "wall_time_s": sum(m.wall_time_s for m in manifests),
             "sessions": sum(m.sessions for m in manifests),
             "planned": None if None in planned else sum(p for p in planned if p is not None),
+            "privileged": True if any(m.privileged for m in manifests) else first.privileged,
+            "stateless_audit": combined_audit([m.stateless_audit for m in manifests]),
         }
     )
     with staged_directory(Path(out), force=force) as staging:
@@ -60,6 +68,7 @@ def merge_runs(sources: Sequence[Path], out: Path, *, force: bool = False) -> Ru
             store.put_prompts(prompts)
             store.put_many(sorted(records, key=lambda r: (r.index, r.episode_id)), producer=first.run_identity)
             merged.counts = store.count_by_status()
+            merged.records_digest = store.digest()
         write_manifest(staging, merged)
     return merged
 

@@ -6,7 +6,8 @@ the wire: episodes go as their JSON text, records come back as JSON text. The dr
 `run()`) alone writes the run store, so resume, records and reports are those of the local backends.
 
 A worker that dies (killed, out of memory, its node lost) costs only its chunks in flight: Ray restarts the
-actor and the driver submits those chunks again. A chunk that was running when its worker died is split into
+actor (which reads its set-up again from the object the driver holds, see `RayWorker`) and the driver submits those
+chunks again. A chunk that was running when its worker died is split into
 single episodes, so an episode that kills its worker every time is found and, after `MAX_TRIES` deaths,
 recorded as `crashed` with the reason; the others run normally. Records come back only whole, and each episode's
 record is stored once, from the first attempt that returned it: nothing is lost or duplicated.
@@ -32,6 +33,7 @@ from heedful.records import Record, Status
 from heedful.runner import backends
 from heedful.runner.backends import Work
 from heedful.runner.ray_options import INSTALL_HINT, RayOptions
+from heedful.runner.ray_reaper import RayReaper
 
 MAX_TRIES = 3
 """Deaths of a worker while it ran an episode before the episode is recorded as crashed."""
@@ -60,10 +62,26 @@ def import_ray() -> Any:
 
 
 class RayWorker:
-    """A worker actor: the pool worker's set-up and chunk function, in a process Ray manages."""
+    """A worker actor: the pool worker's set-up and chunk function, in a process Ray manages.
 
-    def __init__(self, setup: dict[str, Any]) -> None:
-        backends._init_worker(setup)
+    The set-up (the spec, and a fittable agent's training episodes: often more than Ray passes inline) is not a
+    constructor argument: Ray stores a large one in the object store, where its reference counting may delete it
+    while the actor lives, and a restart then fails (ray-project/ray#53727: both actors of `blind` killed, the run
+    made no progress). The driver puts it once, holds it for the whole run, and sends its reference (in a list, so
+    that Ray passes the reference) with `start`, which it calls on every actor that is new or restarted before
+    giving it work."""
+
+    def __init__(self) -> None:
+        self.started = False
+
+    def start(self, setup: list[Any]) -> dict[str, Any]:
+        """Build the suite and the (fitted) agent from the driver's set-up, once per actor process; `where()`."""
+        import ray
+
+        if not self.started:
+            backends._init_worker(ray.get(setup[0]))
+            self.started = True
+        return self.where()
 
     def where(self) -> dict[str, Any]:
         """This actor's process and node, so the driver knows it is up (and tests know what to kill)."""
@@ -90,12 +108,13 @@ def ray_execute(work: Work, workers: int, options: RayOptions) -> Generator[list
     ray = import_ray()
     setup = backends._worker_setup(work)  # an agent no worker can import fails here, before Ray starts
     chunks = backends._chunks(work.todo, workers)
-    started = _connect(ray, options, workers)
+    started, reaper = _connect(ray, options, workers)
     actors: list[Any] = []
     try:
         actor_class = ray.remote(RayWorker).options(max_restarts=-1, max_task_retries=0, **options.actor_options())
-        actors = [actor_class.remote(setup) for _ in range(min(workers, len(chunks)))]
-        yield from _Driver(ray, work, actors).run([_Chunk(items) for items in chunks])
+        setup_ref = ray.put(setup)  # held by the driver until the run ends: every (re)started actor reads it
+        actors = [actor_class.remote() for _ in range(min(workers, len(chunks)))]
+        yield from _Driver(ray, work, actors, setup_ref).run([_Chunk(items) for items in chunks])
     finally:
         for actor in actors:
             try:
@@ -103,7 +122,7 @@ def ray_execute(work: Work, workers: int, options: RayOptions) -> Generator[list
             except Exception as err:  # the cluster may be gone; nothing is left to stop then
                 log.debug("could not kill a Ray worker: %s", err)
         if started:
-            ray.shutdown()
+            _shutdown(ray, reaper)
 
 
 @contextmanager
@@ -111,18 +130,25 @@ def ray_session(options: RayOptions, workers: int) -> Iterator[None]:
     """Connect (or start a local Ray instance) for the whole block, so that the runs inside it (a sweep's cells)
     share one Ray session instead of starting one each; shut down at the end if started here."""
     ray = import_ray()
-    started = _connect(ray, options, workers)
+    started, reaper = _connect(ray, options, workers)
     try:
         yield
     finally:
         if started:
-            ray.shutdown()
+            _shutdown(ray, reaper)
 
 
-def _connect(ray: Any, options: RayOptions, workers: int) -> bool:
-    """Connect to the cluster, or start a local Ray instance with room for every worker; True if started here."""
+def _shutdown(ray: Any, reaper: RayReaper | None) -> None:
+    if reaper is not None:
+        reaper.done()  # the driver stops Ray itself: the watchdog kills nothing
+    ray.shutdown()
+
+
+def _connect(ray: Any, options: RayOptions, workers: int) -> tuple[bool, RayReaper | None]:
+    """Connect to the cluster, or start a local Ray instance with room for every worker: (whether connected here,
+    the watchdog that stops the local instance's processes if the driver is killed)."""
     if ray.is_initialized():
-        return False  # the caller's own session (a notebook, a test): used as it is, and left running
+        return False, None  # the caller's own session (a notebook, a test): used as it is, and left running
     quiet = {"logging_level": logging.WARNING, "configure_logging": True}
     try:
         with _interrupts_deferred():
@@ -137,7 +163,7 @@ def _connect(ray: Any, options: RayOptions, workers: int) -> bool:
     except KeyboardInterrupt:
         ray.shutdown()  # interrupted while it started: stop what it started
         raise
-    return True
+    return True, (RayReaper() if options.address is None else None)
 
 
 @contextmanager
@@ -194,16 +220,17 @@ class _Actor:
 class _Driver:
     """The driver's loop: keep every live actor busy, store what returns, resubmit what a death lost."""
 
-    def __init__(self, ray: Any, work: Work, handles: Sequence[Any]) -> None:
+    def __init__(self, ray: Any, work: Work, handles: Sequence[Any], setup_ref: Any) -> None:
         self.ray = ray
         self.work = work
+        self.setup_ref = setup_ref
         self.actors = [_Actor(handle) for handle in handles]
         self.chunk_of: dict[Any, tuple[_Actor, _Chunk]] = {}
         self.queue: deque[_Chunk] = deque()
         self.episodes = {index: episode for index, episode in work.todo}
         self.last_alive = time.monotonic()
         for actor in self.actors:
-            actor.probe = actor.handle.where.remote()
+            actor.probe = self._start(actor)
 
     def run(self, chunks: list[_Chunk]) -> Iterator[list[Record]]:
         self.queue.extend(chunks)
@@ -255,13 +282,17 @@ class _Driver:
     def _resources(self) -> str:
         return ", ".join(f"{k} {v:g}" for k, v in self.ray.cluster_resources().items() if "node:" not in k)
 
+    def _start(self, actor: _Actor) -> Any:
+        """Ask `actor` to set itself up (a no-op once it has, in this process) and say where it runs."""
+        return actor.handle.start.remote([self.setup_ref])
+
     def _probe_done(self, ref: Any) -> None:
         actor = next(a for a in self.actors if a.probe is not None and a.probe == ref)
         actor.probe = None
         try:
             info = self.ray.get(ref)
         except self.ray.exceptions.RayActorError:
-            actor.probe = actor.handle.where.remote()  # still restarting: ask again
+            actor.probe = self._start(actor)  # still restarting: ask again
             return
         except self.ray.exceptions.RayError as err:
             raise RunError(f"a Ray worker failed to start: {err}") from err
@@ -287,8 +318,8 @@ class _Driver:
     def _died(self, actor: _Actor, chunk: _Chunk, charged: bool, err: Exception) -> list[Record] | None:
         """A chunk lost with its worker: resubmit it (split, when it was running), or record it as crashed."""
         if actor.ready:
-            actor.ready = False  # no new chunks until it is back
-            actor.probe = actor.handle.where.remote()
+            actor.ready = False  # no new chunks until it is back, set up again
+            actor.probe = self._start(actor)
         if not charged:
             self.queue.appendleft(chunk)
             return None

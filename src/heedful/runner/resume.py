@@ -53,9 +53,34 @@ def open_manifest(
     return manifest
 
 
+def _verify_stored_records(run_dir: Path, stored: RunManifest) -> None:
+    """A resume never extends a run whose records were edited after they were written."""
+    from heedful.runner.store import RunStore
+
+    if stored_records(run_dir):
+        with RunStore(run_dir) as store:
+            store.check_producer(stored.run_identity)
+            store.verify(stored)
+
+
 def _without_session_args(spec: RunSpec, session_args: frozenset[str]) -> RunSpec:
     kept = {key: value for key, value in spec.agent_args.items() if key not in session_args}
     return spec.model_copy(update={"agent_args": kept})
+
+
+SERVER_IDENTITY = "server_metadata_sha256"
+"""The key of an agent's description naming the policy behind its server(s) (the digest of the server metadata)."""
+
+
+def _check_same_server(stored: dict[str, Any], now: dict[str, Any], run_dir: Path) -> None:
+    """Refuse a resume whose server reports another policy than the stored run's (a digest of its metadata)."""
+    before, after = stored.get(SERVER_IDENTITY), now.get(SERVER_IDENTITY)
+    if before is not None and before != after:
+        raise RunError(
+            f"cannot resume {run_dir}: the policy server's metadata differs from the stored run's ({SERVER_IDENTITY}: "
+            f"stored {before}, now {after}): another policy would answer the rest of the run; start a new run with "
+            "another --out"
+        )
 
 
 def _resumed_manifest(
@@ -83,6 +108,7 @@ def _resumed_manifest(
             f"cannot resume {run_dir}: the request differs from the stored run in "
             f"{', '.join(differing)} ({details}); start a new run with another --out"
         )
+    _check_same_server(stored.agent, agent, run_dir)
     if spec.limit is not None and stored.spec.limit is not None and spec.order != stored.spec.order:
         raise RunError(
             f"cannot resume {run_dir} with --order {spec.order}: its --limit sample was drawn in {stored.spec.order} "
@@ -93,9 +119,11 @@ def _resumed_manifest(
             f"cannot resume {run_dir} with limit {spec.limit}: it already covers limit {stored.spec.limit}; "
             "a resume may keep or raise the limit"
         )
+    _verify_stored_records(run_dir, stored)
     manifest = stored.model_copy(
         update={
             "run_identity": stored.run_identity or run_identity(stored.spec, session_args),
+            "session_args": sorted(session_args),
             "spec": spec,
             "state": "running",
             "stop_reason": None,

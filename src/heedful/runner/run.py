@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import signal
 import sys
 import threading
@@ -15,8 +16,9 @@ from typing import Any, Protocol
 
 from heedful.agents.registry import make_agent
 from heedful.capabilities import capabilities
-from heedful.errors import BudgetExceededError, ConfigError, DatasetError, RunError
-from heedful.records import Status
+from heedful.errors import BudgetExceededError, ConfigError, DatasetError, RunAbortedError, RunError
+from heedful.outcome import ABORT_AFTER
+from heedful.records import Record, Status
 from heedful.runner.backends import Work, execute
 from heedful.runner.commits import BatchedWriter, CommitPolicy
 from heedful.runner.lock import RunLock
@@ -32,6 +34,7 @@ from heedful.runner.ray_options import RayOptions, backend_options
 from heedful.runner.resume import open_manifest
 from heedful.runner.store import RunStore
 from heedful.sampling import sample_positions
+from heedful.seeding import derive_rng
 from heedful.suites.base import Suite
 from heedful.suites.lazy_episodes import episode_ids, sample_units
 from heedful.suites.registry import get_suite
@@ -85,6 +88,7 @@ def run(
     backend: str = "local",
     address: str | None = None,
     resources: str | Mapping[str, Any] | None = None,
+    audit_stateless: int = 0,
 ) -> RunResult:
     """Run `spec.agent` on `episodes` (or the `spec.limit` of them that `spec.order` selects, see
     `heedful.sampling`) and store every record in `run_dir`.
@@ -111,6 +115,8 @@ def run(
             see `heedful.runner.ray_backend`).
         address: The Ray cluster (`auto`, `HOST:PORT`, `ray://HOST:PORT`); None starts a local Ray instance.
         resources: What each Ray worker reserves, as JSON text or a mapping (`{"CPU": 1, "GPU": 0.25}`).
+        audit_stateless: After the run, replay this many of its episodes on a fresh agent in another order, in this
+            process, and record in the manifest whether any answer changed (heedful.runner.stateless); 0: no audit.
 
     Returns:
         The run's directory, final manifest, counts per status, and the number of episodes run now.
@@ -122,6 +128,8 @@ def run(
             record is saved; the caller should tell the user to resume with `--resume`.
         BudgetExceededError: the agent's budget is spent; re-raised after the manifest is marked "stopped"
             (with the reason) and every finished record is saved. Episodes not attempted have no record.
+        RunAbortedError: the first `outcome.ABORT_AFTER` episodes all crashed with one error; the manifest is marked
+            "stopped" with it, the crashed records are kept, and a resume runs them again.
 
     A Fittable agent may declare `check_training(train, evaluation)`, called before the run directory is touched,
     to refuse a run it cannot be measured on honestly (the `bow` control evaluated on its own training episodes).
@@ -131,33 +139,42 @@ def run(
     """
     if workers < 1:
         raise ConfigError(f"workers must be at least 1, got {workers}")
+    if audit_stateless < 0:
+        raise ConfigError(f"--audit-stateless takes a number of episodes (0 or more), got {audit_stateless}")
     ray = backend_options(backend, address, resources)
     run_dir = Path(run_dir)
     suite = get_suite(spec.suite)
     _check_episodes(spec, suite, episodes)
-    agent = make_agent(spec.agent, spec.agent_args, suite=spec.suite)
-    try:
-        declared = capabilities(agent)
-        if (workers > 1 or ray is not None) and declared.has_budget:
-            raise ConfigError(
-                "a budget (--max-cost / --max-requests) is enforced in one process: run with --workers 1 and "
-                "without --backend ray (use --concurrency N to keep several requests in flight)"
-            )
-        _check_training(agent, _training(suite, agent, episodes if train is None else train), episodes)
-        _make_run_dir(run_dir)
-        with RunLock(run_dir), _sigterm_as_interrupt():
-            manifest = open_manifest(spec, run_dir, resume, declared.description(), workers, declared.session_args)
-            chosen = tuple(selected_positions(spec, suite, episodes))
-            planned = len(chosen)
-            where = "local" if ray is None else f"ray ({ray.address or 'a local instance'})"
-            manifest = manifest.model_copy(update={"planned": planned, "available": len(episodes), "backend": where})
-            write_manifest(run_dir, manifest)  # a killed run still says how much it set out to do
-            session = _Session(workers, progress, retry_failed, commit or CommitPolicy(), ray, chosen)
-            return _run_session(spec, suite, agent, episodes, train, run_dir, manifest, session)
-    finally:
-        close = capabilities(agent).close
-        if close is not None:
-            close()
+    with _workers_in_env(workers):  # the embedded model server shares the free cores among the workers
+        agent = make_agent(spec.agent, spec.agent_args, suite=spec.suite)
+        try:
+            declared = capabilities(agent)
+            if (workers > 1 or ray is not None) and declared.has_budget:
+                raise ConfigError(
+                    "a budget (--max-cost / --max-requests) is enforced in one process: run with --workers 1 and "
+                    "without --backend ray (use --concurrency N to keep several requests in flight)"
+                )
+            _check_training(agent, _training(suite, agent, episodes if train is None else train), episodes)
+            _make_run_dir(run_dir)
+            with RunLock(run_dir), _sigterm_as_interrupt():
+                manifest = open_manifest(spec, run_dir, resume, declared.description(), workers, declared.session_args)
+                chosen = tuple(selected_positions(spec, suite, episodes))
+                planned = len(chosen)
+                where = "local" if ray is None else f"ray ({ray.address or 'a local instance'})"
+                # read after `description()`, which connects a remote agent: its declaration may depend on the server
+                privileged = capabilities(agent).privileged
+                update = {"planned": planned, "available": len(episodes), "backend": where, "privileged": privileged}
+                manifest = manifest.model_copy(update=update)
+                write_manifest(run_dir, manifest)  # a killed run still says how much it set out to do
+                session = _Session(workers, progress, retry_failed, commit or CommitPolicy(), ray, chosen)
+                result = _run_session(spec, suite, agent, episodes, train, run_dir, manifest, session)
+                if audit_stateless:
+                    result = _audit_stateless(spec, suite, episodes, train, result, audit_stateless)
+                return result
+        finally:
+            close = capabilities(agent).close
+            if close is not None:
+                close()
 
 
 def _run_session(
@@ -171,31 +188,93 @@ def _run_session(
     session: _Session,
 ) -> RunResult:
     started = time.monotonic()
+    generated = _Generated()
     with RunStore(run_dir) as store:
         store.check_producer(manifest.run_identity)  # a resume never extends a run that mixes two
         try:
             todo = _todo(session.chosen, episodes, store, session.retry_failed)
+            todo = run_order(todo, spec.seed) if suite.run_order == "shuffled" else todo
             _charge_previous_usage(agent, store)
             fit_on = _training(suite, agent, episodes if train is None else train)
             work = Work(spec, suite, agent, fit_on, todo)
             writer = BatchedWriter(store, manifest.run_identity, session.commit)
-            newly_run = _execute(work, session.workers, writer, session.progress, session.ray)
+            newly_run = _execute(work, session.workers, writer, session.progress, generated, session.ray)
         except BudgetExceededError as exc:
+            manifest = _with_server_counts(manifest, agent)
             _finish_after_error(exc, run_dir, manifest, store, "stopped", started, reason=str(exc))
             raise
         except KeyboardInterrupt as exc:
+            manifest = _with_server_counts(manifest, agent)
             _finish_after_error(exc, run_dir, manifest, store, "interrupted", started)
             raise
+        except RunAbortedError as exc:
+            _finish_after_error(exc, run_dir, manifest, store, "stopped", started, reason=str(exc))
+            raise
         except BaseException as exc:
+            manifest = _with_server_counts(manifest, agent)
             _finish_after_error(exc, run_dir, manifest, store, "failed", started, reason=_one_line(exc))
             raise
-        manifest = _finish(run_dir, manifest, store, "finished", started)
+        if generated.tokens:
+            manifest = manifest.model_copy(update={"generation": generated.summary()})
+        manifest = _finish(run_dir, _with_server_counts(manifest, agent), store, "finished", started)
     return RunResult(run_dir=run_dir, manifest=manifest, counts=dict(manifest.counts), newly_run=newly_run)
+
+
+def _audit_stateless(
+    spec: RunSpec, suite: Suite, episodes: Sequence[Any], train: Sequence[Any] | None, result: RunResult, k: int
+) -> RunResult:
+    """Replay k of the run's episodes on a fresh agent in another order and record what changed in the manifest."""
+    from heedful.runner.stateless import audit
+
+    with RunStore(result.run_dir) as store:
+        stored = store.records()
+    fit_on = suite.training_episodes(episodes if train is None else train)
+    found = audit(spec, suite, stored, episodes, fit_on, k)
+    manifest = result.manifest.model_copy(update={"stateless_audit": found})
+    write_manifest(result.run_dir, manifest)
+    return RunResult(run_dir=result.run_dir, manifest=manifest, counts=result.counts, newly_run=result.newly_run)
+
+
+def run_order(todo: Sequence[tuple[int, Any]], seed: int) -> list[tuple[int, Any]]:
+    """The order a run rolls its episodes out in: a shuffle seeded by the run seed, so that a family's instances
+    (neighbours in the dataset) do not run next to each other, in one process or in one worker's chunk, and an
+    agent cannot tell from the order which episodes belong together. Records do not depend on it: each episode's
+    randomness comes from its own derived seed."""
+    order = derive_rng(seed, "run-order").permutation(len(todo))
+    return [todo[int(i)] for i in order]
+
+
+def _with_server_counts(manifest: RunManifest, agent: Any) -> RunManifest:
+    """The manifest with a pool's per-server counts (answered, failed, out of rotation), when the agent has them."""
+    counts = capabilities(agent).server_counts
+    try:
+        servers = counts() if counts is not None else None
+    except Exception:  # the counts never hide how the run ended
+        servers = None
+    return manifest.model_copy(update={"servers": servers}) if servers else manifest
 
 
 def _one_line(exc: BaseException) -> str:
     text = " ".join(str(exc).split())
     return f"{type(exc).__name__}: {text[:500]}"
+
+
+WORKERS_ENV = "HEEDFUL_WORKERS"  # the same name as heedful.llm.server.WORKERS_ENV (the runner imports no model code)
+"""How many worker processes share the machine: read by heedful.llm.server to size the embedded model's threads;
+spawned workers and a Ray instance started by the run inherit it."""
+
+
+@contextmanager
+def _workers_in_env(workers: int) -> Iterator[None]:
+    previous = os.environ.get(WORKERS_ENV)
+    os.environ[WORKERS_ENV] = str(workers)
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(WORKERS_ENV, None)
+        else:
+            os.environ[WORKERS_ENV] = previous
 
 
 def _charge_previous_usage(agent: Any, store: RunStore) -> None:
@@ -303,24 +382,79 @@ def _progress_bar(total: int, enabled: bool, desc: str) -> _Bar:
     return bar
 
 
-def _execute(work: Work, workers: int, writer: BatchedWriter, progress: bool, ray: RayOptions | None = None) -> int:
+@dataclass
+class _Generated:
+    """The completion tokens the records of this session report, and the wall time they took."""
+
+    tokens: int = 0
+    wall_s: float = 0.0
+
+    def summary(self) -> dict[str, float] | None:
+        if not self.tokens:
+            return None
+        rate = self.tokens / self.wall_s if self.wall_s > 0 else 0.0
+        return {"completion_tokens": self.tokens, "wall_s": round(self.wall_s, 3), "tokens_per_s": round(rate, 2)}
+
+
+def _execute(
+    work: Work,
+    workers: int,
+    writer: BatchedWriter,
+    progress: bool,
+    generated: _Generated,
+    ray: RayOptions | None = None,
+) -> int:
     """Run the work, committing its records (marked with the run's identity) in batches, the pending ones on every
     exit; return how many were run."""
     bar = _progress_bar(len(work.todo), progress, work.spec.suite)
     batches = execute(work, workers, ray)
     failed = 0
+    started = time.monotonic()
+    watch = _CrashWatch(ABORT_AFTER if len(work.todo) >= ABORT_AFTER else 0)
     try:
         for batch in batches:
             writer.add(batch)
+            watch.add(batch)
             failed += sum(not record.status.scored for record in batch)
-            if failed:
-                bar.set_postfix_str(f"not scored={failed}")
+            generated.tokens += sum(record.usage.get("completion_tokens", 0) for record in batch)
+            notes = [f"not scored={failed}"] if failed else []
+            if generated.tokens:  # a language-model agent: how fast it generates, beside the remaining time
+                generated.wall_s = time.monotonic() - started
+                notes.append(f"{generated.tokens / max(generated.wall_s, 1e-9):.1f} tok/s")
+            if notes:
+                bar.set_postfix_str(", ".join(notes))
             bar.update(len(batch))
     finally:
         batches.close()
         bar.close()
         writer.flush()  # Ctrl-C, a budget stop or a failed worker keeps every finished record
     return writer.committed
+
+
+class _CrashWatch:
+    """Stops a run whose first `first` records all crashed with one error (a missing library, a broken agent):
+    thousands of identical crashes tell no more than eight. The run stays resumable."""
+
+    def __init__(self, first: int) -> None:
+        self.first = first
+        self.seen: list[Record] = []
+
+    def add(self, batch: Sequence[Record]) -> None:
+        if not self.first or len(self.seen) >= self.first:
+            return
+        self.seen += batch[: self.first - len(self.seen)]
+        if len(self.seen) < self.first:
+            return
+        errors = {_first_line(r.error) for r in self.seen if r.status == Status.CRASHED}
+        if len(errors) == 1 and all(r.status == Status.CRASHED for r in self.seen):
+            raise RunAbortedError(
+                f"the first {self.first} episodes all crashed with the same error: {errors.pop()} "
+                "(they are recorded as crashed; the run stopped there)"
+            )
+
+
+def _first_line(error: str | None) -> str:
+    return (error or "").strip().splitlines()[0][:500] if (error or "").strip() else ""
 
 
 def _finish(
@@ -337,6 +471,7 @@ def _finish(
             "stop_reason": reason,
             "finished_at": utc_now(),
             "counts": store.count_by_status(),
+            "records_digest": store.digest(),
             "wall_time_s": manifest.wall_time_s + (time.monotonic() - started),
         }
     )

@@ -8,12 +8,13 @@ process) for speed; the database stays consistent either way.
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
 
-from heedful.errors import RunError
+from heedful.errors import RunError, TamperedError
 from heedful.records import PROMPT, Record, Status
 from heedful.runner.manifest import RunManifest, read_manifest
 
@@ -25,7 +26,8 @@ CREATE TABLE IF NOT EXISTS records (
     idx INTEGER NOT NULL,
     status TEXT NOT NULL,
     body TEXT NOT NULL,
-    producer TEXT
+    producer TEXT,
+    digest TEXT
 )
 """
 _PROMPTS = """
@@ -36,6 +38,12 @@ CREATE TABLE IF NOT EXISTS prompts (
 """
 _INSERT_PROMPT = "INSERT OR IGNORE INTO prompts (sha256, text) VALUES (?, ?)"
 PRODUCER_COLUMN = "ALTER TABLE records ADD COLUMN producer TEXT"  # stores made before records named their run
+DIGEST_COLUMN = "ALTER TABLE records ADD COLUMN digest TEXT"  # stores made before records carried their digest
+
+
+def body_digest(body: str) -> str:
+    """The sha256 of a record's stored body: stored beside it, so an edited body is found on reading."""
+    return hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class RunStore:
@@ -56,6 +64,8 @@ class RunStore:
                 columns = {row[1] for row in self._conn.execute("PRAGMA table_info(records)")}
                 if "producer" not in columns:
                     self._conn.execute(PRODUCER_COLUMN)
+                if "digest" not in columns:
+                    self._conn.execute(DIGEST_COLUMN)
         except sqlite3.Error as err:
             raise RunError(f"cannot open the record store {self.path}: {err}") from err
 
@@ -68,12 +78,14 @@ class RunStore:
         of the run that produced it (`RunManifest.run_identity`)."""
         prompts: dict[str, str] = {}
         stored = [_without_prompt_text(r, prompts) for r in records]
-        rows = [(r.episode_id, r.index, r.status.value, r.model_dump_json(), producer) for r in stored]
+        bodies = [(r, r.model_dump_json()) for r in stored]
+        rows = [(r.episode_id, r.index, r.status.value, body, producer, body_digest(body)) for r, body in bodies]
         try:
             with self._conn:
                 self._conn.executemany(_INSERT_PROMPT, prompts.items())
                 self._conn.executemany(
-                    "INSERT OR REPLACE INTO records (episode_id, idx, status, body, producer) VALUES (?, ?, ?, ?, ?)",
+                    "INSERT OR REPLACE INTO records (episode_id, idx, status, body, producer, digest) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
                     rows,
                 )
         except sqlite3.Error as err:  # disk full, a read-only or damaged file: the committed records are kept
@@ -111,6 +123,54 @@ class RunStore:
             raise RunError(
                 f"{self.path.parent} mixes records of different runs ({counts}; its manifest is run {identity}): "
                 "its numbers would describe no single agent; run again into a new --out"
+            )
+
+    def digest(self) -> str:
+        """One digest of every stored record (its episode id, status and body digest), for the manifest at finish."""
+        total = hashlib.sha256()
+        for episode_id, status, body, digest in self._conn.execute(
+            "SELECT episode_id, status, body, digest FROM records ORDER BY episode_id"
+        ):
+            total.update(f"{episode_id}\t{status}\t{digest or body_digest(body)}\n".encode("utf-8", "surrogatepass"))
+        return "sha256:" + total.hexdigest()
+
+    def edited_ids(self) -> list[str]:
+        """Episodes whose stored body no longer matches the digest stored with it but still reads as a record (edited
+        after it was written). A body that no longer reads at all is damaged, not edited: `unreadable_ids`, which a
+        resume runs again."""
+        rows = self._conn.execute("SELECT episode_id, body, digest FROM records WHERE digest IS NOT NULL")
+        edited = []
+        for episode_id, body, digest in rows:
+            if body_digest(body) != digest and _reads(body):
+                edited.append(str(episode_id))
+        return sorted(edited)
+
+    def verify(self, manifest: RunManifest) -> None:
+        """Refuse a store whose records were changed after they were written.
+
+        Each record's body must match its stored digest, and (for a run that is not running) the records must be
+        those the manifest's `records_digest` was computed from when the run last stopped. A guard against
+        accidents and casual edits (a hand-edited score, deleted rows), not against a forger who recomputes them.
+
+        Raises:
+            TamperedError: naming the edited records, or how the records differ from the manifest's.
+        """
+        run_dir = self.path.parent
+        edited = self.edited_ids()
+        if edited:
+            shown = ", ".join(repr(e) for e in edited[:5]) + (" ..." if len(edited) > 5 else "")
+            raise TamperedError(
+                f"{len(edited)} records of {run_dir} were changed after they were written ({shown}): their bodies no "
+                "longer match their digests; heedful will not read an edited run (run it again into a new --out)"
+            )
+        if manifest.state == "running" or manifest.records_digest is None:
+            return  # a live (or killed) run: its records move on from the last digest
+        if self.digest() != manifest.records_digest:
+            held = self.count_by_status()
+            raise TamperedError(
+                f"the records of {run_dir} are not those its manifest recorded when the run stopped (manifest: "
+                f"{_counts(manifest.counts)}; store: {_counts(held)}): records were deleted, added or replaced "
+                "after the fact; heedful will not read an edited run (run it again into a new --out)"
             )
 
     def records(self, *, strict: bool = True) -> list[Record]:
@@ -161,6 +221,16 @@ class RunStore:
         rows = self._conn.execute("SELECT status, COUNT(*) FROM records GROUP BY status ORDER BY status")
         return {status: count for status, count in rows}
 
+    def error_counts(self) -> dict[str, int]:
+        """How often each error text occurs among the records that were not scored."""
+        failed = [s.value for s in Status if not s.scored]
+        marks = ", ".join("?" * len(failed))
+        rows = self._conn.execute(
+            f"SELECT json_extract(body, '$.error'), COUNT(*) FROM records WHERE status IN ({marks}) GROUP BY 1",
+            failed,
+        )
+        return {str(error): int(n) for error, n in rows}
+
     def __len__(self) -> int:
         (count,) = self._conn.execute("SELECT COUNT(*) FROM records").fetchone()
         return int(count)
@@ -179,6 +249,18 @@ class RunStore:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _reads(body: str) -> bool:
+    try:
+        Record.model_validate_json(body)
+    except ValueError:
+        return False
+    return True
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{status} {n}" for status, n in sorted(counts.items())) or "no records"
 
 
 def _without_prompt_text(record: Record, prompts: dict[str, str]) -> Record:
@@ -210,11 +292,18 @@ def load_run(run_dir: Path) -> tuple[RunManifest, list[Record]]:
 
     Raises:
         RunError: `run_dir` holds no (valid) manifest, or records another run produced.
+        TamperedError: records or manifest were changed after they were written.
     """
     run_dir = Path(run_dir)
     manifest = read_manifest(run_dir)
     if not (run_dir / RECORDS_NAME).is_file():
+        if manifest.state != "running" and manifest.counts:
+            raise TamperedError(
+                f"{run_dir} has no {RECORDS_NAME} but its manifest records {_counts(manifest.counts)}: the record "
+                "store was deleted or moved; heedful will not read it as an empty run"
+            )
         return manifest, []
     with RunStore(run_dir) as store:
         store.check_producer(manifest.run_identity)
+        store.verify(manifest)
         return manifest, store.records()

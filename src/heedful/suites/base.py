@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from heedful.errors import ConfigError
 from heedful.metrics.layouts import FigureLayout, PaperTable
@@ -53,6 +53,10 @@ class Suite(Protocol):
 
     report_clusters: tuple[str, ...]
     """The units a report's bootstrap may resample (`heedful report --cluster`), the default first."""
+
+    run_order: Literal["shuffled", "dataset"]
+    """The order a run rolls episodes out in: "shuffled" (seeded by the run seed, the default: an agent cannot tell
+    from the order which episodes belong together) or "dataset" (for a suite whose episodes are independent)."""
 
     def generate(self, seed: int, config: dict[str, Any] | None = None) -> Sequence[Any]:
         """Return the frozen, seeded list of episodes."""
@@ -217,6 +221,7 @@ class SuiteBase:
     splits: tuple[str, ...] = ("all",)
     agent_kinds: tuple[str, ...] = ("decision", "planner", "controller")
     check_config: dict[str, Any] = {}  # noqa: RUF012 - read only (heedful.conformance copies it)
+    run_order: Literal["shuffled", "dataset"] = "shuffled"
 
     @property
     def metric_spec(self) -> MetricSpec:

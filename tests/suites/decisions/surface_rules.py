@@ -22,7 +22,7 @@ NOUNS_PLURAL = "objects|items|things|pieces"
 SIZE_WORDS = {"small": "small|little", "large": "large|big"}
 VERB_GROUP_WORDS = {
     "pick": r"pick-up actions|actions that pick something up|lifting actions",
-    "place_in": r"actions that put something in a bowl|bowl-placing actions",
+    "place_in": r"actions that put something in a bowl|actions that drop something into a bowl",
     "stack_on": r"stacking actions|actions that stack one object on another|actions that build a stack",
     "push": r"pushing actions|actions that push something|sliding actions",
     "rotate": r"rotation actions|actions that rotate something|turning actions",
@@ -83,7 +83,7 @@ def _group_pattern(ep: DecisionEpisode, field: str, value: str) -> str:
     if ep.anchor_kind == "action":
         word = value if field == "color" else NOUNS[value][0] if field == "shape" else SIZE_WORDS[value]
         tail = "" if field == "shape" else r" object"
-        return rf"(?:move|moving) an? (?:{word}){tail}"
+        return rf"(?:move|moving|involving) an? (?:{word}){tail}"
     if field == "shape":
         return NOUNS[value][1]
     word = value if field == "color" else SIZE_WORDS[value]

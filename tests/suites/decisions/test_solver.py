@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from heedful.suites.decisions.model import (
     Before,
     Candidate,
@@ -55,6 +57,19 @@ def test_a_group_too_large_for_the_inhibition_is_not_unique() -> None:
 def test_exclusion_and_retention_are_exhaustive_sets() -> None:
     assert solve(ROW, task("set", Exclude(predicate=RED), Exhaustive())) == [["o3", "o4"]]
     assert solve(ROW, task("set", Scope(predicate=RED), Exhaustive())) == [["o1", "o2"]]
+
+
+def test_cardinality_can_rank_by_distance_to_a_landmark() -> None:
+    # o4 sits at (0.1, 0.6): o3 (0.2, 0.5) is nearest it, then o2 (0.0, 0.5), then o1
+    near = Prefer(key="distance", descending=False, landmark="o4", origin=(0.1, 0.6))
+    assert solve(ROW[:3], task("set", Count(k=2), near)) == [["o2", "o3"]]
+    far = Prefer(key="distance", descending=True, landmark="o4", origin=(0.1, 0.6))
+    assert solve(ROW[:3], task("set", Count(k=1), far)) == [["o1"]]
+    tied = Prefer(key="distance", descending=False, landmark="m", origin=(0.0, 0.9))  # o1 and o3 equally far
+    assert len(solve([ROW[0], ROW[2]], task("set", Count(k=1), tied))) == 2
+    with pytest.raises(ValueError, match="landmark"):
+        Prefer(key="distance", descending=False)
+    assert "landmark" not in Prefer(key="x", descending=False).model_dump()  # positional ranks serialize as before
 
 
 def test_cardinality_takes_the_top_k_of_a_ranking() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -100,6 +101,50 @@ def test_held_out_words_never_appear_in_train_or_val(default_episodes) -> None: 
     assert len(held_out_only & test_text) > 0.8 * len(held_out_only)
 
 
+RANK_STOPWORDS = {"the", "of", "to", "from", "one", "ones", "two", "head", "k", "n", "l", "objects", "object"}
+
+
+def _phrase_words(*texts: str) -> set[str]:
+    return {word for text in texts for word in words(text)} - RANK_STOPWORDS
+
+
+def test_held_out_rank_and_order_phrases_share_no_content_word_with_the_training_ones() -> None:
+    # a reader fitted on the training wording ("farthest to the left", "closest to you", "from left to right")
+    # finds no rank or order cue in the held-out one ("leftmost", "nearest the robot", "furthest back first")
+    train = _phrase_words(
+        *_flat(tuple(w.RANKS.values())),
+        *_flat(tuple(w.COMPARATIVES.values())),
+        *w.LANDMARK_RANKS[0],
+        *w.LANDMARK_AWAY[0],
+        *(pool[0][0] for pool in (*w.ORDERS.values(), *w.POSITION_REFS.values())),
+        "by the position of their objects",
+    )
+    held_out = _phrase_words(
+        *_flat(tuple(w.HELD_OUT_RANKS.values())),
+        *_flat(tuple(w.HELD_OUT_COMPARATIVES.values())),
+        *w.HELD_OUT_LANDMARK,
+        *w.HELD_OUT_LANDMARK_AWAY,
+        *w.LANDMARK_RANKS[1],
+        *w.LANDMARK_AWAY[1],
+        *w.HELD_OUT_ACTION_ORDERS.values(),
+        *(pool[1][0] for pool in (*w.ORDERS.values(), *w.POSITION_REFS.values())),
+    )
+    assert {"farthest", "left", "closest", "you"} <= train and {"leftmost", "robot", "furthest", "back"} <= held_out
+    assert train & held_out == set()
+
+
+def test_cardinality_changes_vary_more_than_the_count(default_episodes) -> None:  # type: ignore[no-untyped-def]
+    # issue 39: a change that only swaps the count word lets a count reader solve the category
+    subtypes = Counter(ep.subtype for ep in default_episodes if ep.category == "cardinality" and ep.role == "base")
+    assert set(subtypes) == {"count", "direction", "criterion", "group"}
+    assert subtypes["count"] < 0.4 * sum(subtypes.values())
+    by_distance = [
+        ep for ep in default_episodes if any(c.kind == "prefer" and c.key == "distance" for c in ep.task.constraints)
+    ]
+    assert len(by_distance) > 250
+    assert {ep.template_id for ep in default_episodes if ep.category == "cardinality"} >= {"card-f", "card-g"}
+
+
 def test_the_hold_out_can_be_switched_off() -> None:
     held = generate(3, parse_config(SMALL))
     mixed = generate(3, parse_config({**SMALL, "held_out_wording": False}))
@@ -137,14 +182,14 @@ def test_a_masked_instruction_keeps_only_its_template_frame(default_episodes) ->
 
 
 def test_the_dataset_version_is_bumped_and_an_old_run_refuses_to_resume(tmp_path: Path) -> None:
-    assert DecisionsSuite().version == "decisions-v2"
+    assert DecisionsSuite().version == "decisions-v3"
     suite, out, data = DecisionsSuite(), tmp_path / "run", tmp_path / "data"
     suite.save_dataset(generate(0, parse_config(SMALL)), data, {"seed": 0})
     evaluate(suite="decisions", agent="oracle", out=out, dataset=data, limit=4, progress=False)
     manifest_path = out / "manifest.json"
     manifest = json.loads(manifest_path.read_text())
-    manifest["spec"]["suite_version"] = "decisions-v1"  # what a run made before this change stored
+    manifest["spec"]["suite_version"] = "decisions-v2"  # what a run made before this change stored
     manifest_path.write_text(json.dumps(manifest))
     # the runner names both versions and says what to do (the message every suite's version bump gets)
-    with pytest.raises(RunError, match=r"holds a decisions-v1 run, but this heedful runs decisions-v2.*another --out"):
+    with pytest.raises(RunError, match=r"holds a decisions-v2 run, but this heedful runs decisions-v3.*another --out"):
         evaluate(suite="decisions", agent="oracle", out=out, dataset=data, limit=4, resume=True, progress=False)

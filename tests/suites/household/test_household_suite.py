@@ -74,6 +74,21 @@ def test_export_lifts_keys_and_scores(oracle_run: Path, tmp_path: Path) -> None:
     assert all(key in row for key in [*wanted, "oracle_steps", "followed_steps", "status"])
 
 
+def test_the_export_is_typed_as_its_schema_says(oracle_run: Path, tmp_path: Path) -> None:
+    import jsonschema
+
+    from heedful.report.export_schema import file_problems, json_schema
+
+    for fmt in ("jsonl", "parquet"):
+        export(oracle_run, tmp_path / f"rows.{fmt}", fmt)
+        assert file_problems("household", tmp_path / f"rows.{fmt}") == []  # read with pyarrow
+    rows = [json.loads(line) for line in (tmp_path / "rows.jsonl").read_text().splitlines()]
+    for row in rows:
+        jsonschema.validate(row, json_schema("household"))
+    by_type = {(r["task_type"], r["ambiguous"]) for r in rows}
+    assert by_type == {("pnp", None), ("s_obj", True), ("s_obj", False), ("s_hum", True), ("s_hum", False)}
+
+
 def test_replay_writes_a_gif_of_the_recorded_trajectory(oracle_run: Path, tmp_path: Path) -> None:
     from PIL import Image
 

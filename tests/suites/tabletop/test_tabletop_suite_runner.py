@@ -85,13 +85,14 @@ class UndoAfterSuccess:
     """Test double: runs the oracle's calls, then takes the object out of the bowl again."""
 
     name = "undo"
+    privileged = True  # it runs the oracle's calls, which read the ground truth
 
     def act(self, obs: PlannerObservation) -> AgentReply:
         calls = [c.call for c in obs.history]
         oracle = OracleAgent().act(obs)
         if '"done"' not in oracle.text:
             return oracle
-        src = obs.privileged.task.grounded.source
+        src = obs.ground_truth().task.grounded.source
         extra = [
             json.dumps({"skill": "pick", "args": {"object": src}}),
             '{"skill": "place_at", "args": {"x": 0.0, "y": 0.36}}',
@@ -200,6 +201,13 @@ def test_runs_through_the_api_are_deterministic_and_export_the_protocol_columns(
     need = {"episode_id", "task", "scene", "level", "trial", "intent", "execution", "complete", "status"}
     assert all(need <= set(row) for row in rows)
     assert {row["level"] for row in rows} == {"L1"} and {row["scene"] for row in rows} == {"S4"}
+    from heedful.report.export import export
+    from heedful.report.export_schema import file_problems
+
+    for fmt in ("jsonl", "parquet"):  # typed as `heedful schema tabletop --export` says, read with pyarrow
+        export(tmp_path / "a", tmp_path / f"rows.{fmt}", fmt)
+        assert file_problems("tabletop", tmp_path / f"rows.{fmt}") == []
+    assert all(isinstance(row["trial"], int) and isinstance(row["intent"], float) for row in rows)
 
 
 def test_the_process_pool_gives_the_serial_records(tmp_path: Path) -> None:

@@ -56,7 +56,7 @@ def test_the_planner_prompt_names_objects_skills_and_history() -> None:
     task = next(t for t in evaluation_tasks() if t.task == "s2_L0_004_stack")
     rt = TrialRuntime(task.layout, task.horizon)
     try:
-        first = observe(rt.sim, task, task.layout, [], [], task.horizon, seed=1)
+        first = observe(rt.sim, task, task.layout, [], [], task.horizon, seed=1, privileged=True)
         call = parse_call(OracleAgent().act(first).text, rt.sim.object_names)
         result = execute(call, rt.skills)
         second = observe(rt.sim, task, task.layout, [result], [call.text()], task.horizon, seed=1)

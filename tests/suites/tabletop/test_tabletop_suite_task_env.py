@@ -137,6 +137,23 @@ def test_free_play_still_works_and_bad_options_are_named() -> None:
 def test_a_placement_held_over_its_target_is_not_a_success() -> None:
     """Gaming the env: completion is "done and left done" (one rule with the benchmark), so carrying the block
     over the bowl, or holding it inside, earns nothing; it succeeds once released and at rest."""
+
+
+def test_free_play_by_scene_number_builds_that_scenes_default_layout() -> None:
+    from heedful.suites.tabletop.task_env import scene_layout
+
+    env = TabletopTaskEnv(config=NO_CAMERAS)
+    _, info = env.reset(options={"scene": 2, "instruction": "put the red cube in the green bowl"})
+    assert info["instruction"] == "put the red cube in the green bowl" and "task" not in info
+    assert info["scene_digest"] == scene_layout(2).scene_spec().digest()
+    assert set(info["object_names"]) == {o.name for o in scene_layout(2).objects}
+    with pytest.raises(ConfigError, match="must be 1, 2, 3 or 4"):
+        env.reset(options={"scene": 7})
+    env.close()
+
+
+def test_a_placement_held_over_its_target_is_complete_but_not_yet_a_success() -> None:
+    """Gaming the env: the completion rule is for a final state, so carrying the block over the bowl earns nothing."""
     task_id = "s2_L1_020_place_bowl"
     run = _benchmark_run(task_id, trial=1)
     assert run.actions is not None

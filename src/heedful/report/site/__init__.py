@@ -13,21 +13,29 @@ from __future__ import annotations
 import importlib
 import sys
 import time
+from collections.abc import Collection
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from heedful.errors import ConfigError
+from heedful.staging import staged_directory
 
 
 def build_site(
-    runs: list[Path], out: Path, *, episodes: str = "failed", max_media: int | None = None, progress: bool = True
+    runs: list[Path],
+    out: Path,
+    *,
+    episodes: str = "failed",
+    max_media: int | None = None,
+    progress: bool = True,
+    rerun_agents: Collection[str] = (),
 ) -> dict[str, Any]:
     """Write the site of `runs` into `out` and return what it wrote.
 
     Args:
         runs: Run directories; runs of one suite are compared to the first of them.
-        out: The site's folder (created; files of an earlier site there are overwritten).
+        out: The site's folder: new, empty, or an earlier site (replaced whole, through a staging directory).
         episodes: Which episodes get media (household replay GIFs, tabletop videos: copied from a run made with
             --video, else made from the records and kept only when the trial reproduces, see
             `heedful.suites.tabletop.trial_video`): "failed" (not correct), "all", "none", or a number N (the
@@ -35,6 +43,8 @@ def build_site(
         max_media: At most this many episodes of each run get media (default `media.MAX_MEDIA`); the run's page
             says how many were left without.
         progress: Show a progress bar on stderr while media are made.
+        rerun_agents: `MODULE:CLASS` agents the user lets a tabletop video re-run import (a run directory is data:
+            the agent its manifest names is built only when registered or named here).
 
     Returns:
         {"index": path of index.html, "runs", "episodes", "media", "figures" (counts), "seconds"}.
@@ -43,6 +53,7 @@ def build_site(
         ConfigError: no run, a bad `episodes` or a `max_media` below 1.
         RunError: a path that is not a run, or a run without records.
     """
+    from heedful.report.labels import short_labels
     from heedful.report.site import assets, media
     from heedful.report.site.data import comparisons, episode_entries, run_summary, to_script
     from heedful.report.site.figures import suite_figures
@@ -56,8 +67,8 @@ def build_site(
     if most < 1:
         raise ConfigError(f"--max-media must be at least 1, got {most} (use --episodes none for no media)")
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    loaded = [(f"r{i}", Path(run), *_records(run)) for i, run in enumerate(runs)]
+    _check_target(out)
+    loaded = [(f"r{i}", Path(run), *_records(run)) for i, run in enumerate(runs)]  # every run read before writing
     summaries, entries, jobs = [], {}, []
     for run_id, run_dir, manifest, records in loaded:
         summary = run_summary(run_id, run_dir, manifest, records)
@@ -66,19 +77,27 @@ def build_site(
         summary["media_note"] = note
         summaries.append(summary)
         jobs += [(manifest.spec.suite, run_dir, entry, f"media/{run_id}") for entry in chosen]
-    _make_media(jobs, out, progress)
-    figures = suite_figures([(run_id, run_dir, manifest.spec.suite) for run_id, run_dir, manifest, _ in loaded], out)
-    data = {
-        "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "episodes_option": episodes,
-        "runs": summaries,
-        "figures": figures,
-        "comparisons": comparisons([(run_id, run_dir, manifest) for run_id, run_dir, manifest, _ in loaded]),
-        "episodes": entries,
-    }
-    (out / "data.js").write_text(to_script(data), encoding="utf-8")
-    for name, text in assets.FILES.items():
-        (out / name).write_text(text, encoding="utf-8")
+    labels = short_labels([manifest for _, _, manifest, _ in loaded], [run_dir for _, run_dir, _, _ in loaded])
+    for summary, label in zip(summaries, labels, strict=True):
+        summary["label"] = label  # side-by-side headers: the agent and the options that differ
+    # built beside --out and renamed into place: an interrupted view leaves the previous site whole (or none),
+    # never a page that shows another run's replays
+    with staged_directory(out, force=True) as site:
+        _make_media(jobs, site, progress, rerun_agents)
+        figures = suite_figures(
+            [(run_id, run_dir, manifest.spec.suite) for run_id, run_dir, manifest, _ in loaded], site
+        )
+        data = {
+            "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "episodes_option": episodes,
+            "runs": summaries,
+            "figures": figures,
+            "comparisons": comparisons([(run_id, run_dir, manifest) for run_id, run_dir, manifest, _ in loaded]),
+            "episodes": entries,
+        }
+        (site / "data.js").write_text(to_script(data), encoding="utf-8")
+        for name, text in assets.FILES.items():
+            (site / name).write_text(text, encoding="utf-8")
     made = sum(1 for _, _, entry, _ in jobs if entry["media"] and entry["media"]["kind"] != "note")
     return {
         "index": out / "index.html",
@@ -90,7 +109,22 @@ def build_site(
     }
 
 
-def _make_media(jobs: list[tuple[str, Path, dict[str, Any], str]], out: Path, progress: bool) -> None:
+SITE_FILES = ("index.html", "data.js")
+"""A directory holding both is a site `heedful view` wrote, which a new view replaces whole."""
+
+
+def _check_target(out: Path) -> None:
+    """Refuse to replace a non-empty directory that is not a site (`--out .` must not delete a project)."""
+    if out.is_dir() and any(out.iterdir()) and not all((out / name).is_file() for name in SITE_FILES):
+        raise ConfigError(
+            f"--out {out} is a non-empty directory that is not a site heedful view wrote; heedful view replaces its "
+            "--out whole: choose a new or empty directory"
+        )
+
+
+def _make_media(
+    jobs: list[tuple[str, Path, dict[str, Any], str]], out: Path, progress: bool, rerun_agents: Collection[str]
+) -> None:
     from heedful.report.site.media import close_videos, make
 
     if not jobs:
@@ -101,7 +135,7 @@ def _make_media(jobs: list[tuple[str, Path, dict[str, Any], str]], out: Path, pr
     try:
         with tqdm(total=len(jobs), desc="media", unit="episode", file=sys.stderr, disable=not progress) as bar:
             for suite, run_dir, entry, folder in jobs:
-                make(suite, run_dir, entry, out, folder, videos)
+                make(suite, run_dir, entry, out, folder, videos, rerun_agents)
                 bar.update(1)
     finally:
         close_videos(videos)

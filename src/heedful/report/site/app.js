@@ -58,7 +58,8 @@
     const args = Object.keys(run.agent_args || {}).map(function (k) {
       return k + '=' + JSON.stringify(run.agent_args[k]);
     });
-    return run.agent + (run.model ? ' ' + run.model : '') + (args.length ? ' (' + args.join(', ') + ')' : '');
+    const flags = (run.flags || []).length ? ' [' + run.flags.join('; ') + ']' : '';
+    return run.agent + (run.model ? ' ' + run.model : '') + (args.length ? ' (' + args.join(', ') + ')' : '') + flags;
   }
   function facts(pairs) {
     const dl = el('dl', { cls: 'facts' });
@@ -111,7 +112,7 @@
       Array.prototype.forEach.call(tbody.rows,
           function (tr) { tr.hidden = !!group && tr.getAttribute('data-group') !== group; });
     }
-    const first = groupsOf(run)[0] || '';
+    const first = groupsOf(run).indexOf('all') >= 0 ? 'all' : (groupsOf(run)[0] || '');  // the answer first
     select.value = first;
     showGroup(first);
     return [el('p', {}, el('label', { cls: 'inline' }, 'Metric rows of group ', select)),
@@ -141,7 +142,7 @@
       });
     });
     const head = el('tr', {}, el('th', { text: 'metric' }), el('th', { text: 'group' }),
-      runs.map(function (run) { return el('th', { cls: 'num', text: run.name + ' (' + agentLine(run) + ')' }); }));
+      runs.map(function (run) { return el('th', { cls: 'num', title: agentLine(run), text: run.label || run.name }); }));
     const body = keys.map(function (k) {
       const parts = k.split('\u0000');
       return el('tr', { 'data-metric': parts[0], 'data-group': parts[1] }, el('td', { text: parts[0] }), el('td',

@@ -18,6 +18,7 @@ MAIN_SCORES = ("spl", "execution", "score", "success")
 def run_summary(run_id: str, run_dir: Path, manifest: Any, records: list[Record]) -> dict[str, Any]:
     """A run's suite, agent and its arguments, records and status counts, and the suite's metric rows."""
     from heedful.api import report
+    from heedful.report.flags import run_flags
 
     rows, title = report(run_dir)
     spec = manifest.spec
@@ -28,6 +29,7 @@ def run_summary(run_id: str, run_dir: Path, manifest: Any, records: list[Record]
         "suite": spec.suite,
         "agent": spec.agent,
         "model": manifest.agent.get("model"),
+        "flags": run_flags(manifest),
         "agent_args": spec.agent_args,
         "options": spec.options,
         "seed": spec.seed,
@@ -152,5 +154,8 @@ def _dataset_lines(suite: Any, source: str) -> dict[str, Any]:
 def to_script(data: dict[str, Any]) -> str:
     """`data.js`: the site's data as one global, so that the page reads it from file:// without a fetch."""
     # NaN and Infinity are JavaScript globals: a score that is not a number stays readable
-    text = json.dumps(data, ensure_ascii=True, sort_keys=False, default=str, allow_nan=True)
+    from heedful.redact import redact_value
+
+    # a run made before redaction, or by another tool, may hold a credential header: a site is for publishing
+    text = json.dumps(redact_value(data), ensure_ascii=True, sort_keys=False, default=str, allow_nan=True)
     return f"window.HEEDFUL_SITE = {text};\n"

@@ -5,9 +5,10 @@ as one folder."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shutil
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -65,11 +66,20 @@ def plan(
     return chosen, None
 
 
-def replay(run_dir: Path, episode_id: str, out: Path, *, dataset: Path | None = None, every: int = 2) -> str:
+def replay(
+    run_dir: Path,
+    episode_id: str,
+    out: Path,
+    *,
+    dataset: Path | None = None,
+    every: int = 2,
+    rerun_agents: Collection[str] = (),
+) -> str:
     """`heedful replay`: one episode's media as a file (.gif, .mp4 or .png), by the run's suite; what was written.
 
     Household: the top-down replay of the recorded tool calls (every `every`-th step). Tabletop: the trial's agentview
-    video, made from the records and written only when the trial reproduces (`TrialVideos`).
+    video, made from the records and written only when the trial reproduces (`TrialVideos`; `rerun_agents`: the
+    `MODULE:CLASS` agents the user lets it import, see there).
 
     Raises:
         RunError: not a run, a run of another suite, or an episode whose media cannot be made (why, in the message).
@@ -85,7 +95,7 @@ def replay(run_dir: Path, episode_id: str, out: Path, *, dataset: Path | None = 
         raise RunError(f"{run_dir} is a {suite} run; replays exist for household and tabletop runs")
     from heedful.suites.tabletop.trial_video import TrialVideos
 
-    videos = TrialVideos(run_dir, dataset)
+    videos = TrialVideos(run_dir, dataset, rerun_agents)
     try:
         return videos.write(episode_id, out)
     finally:
@@ -99,12 +109,14 @@ def make(
     out: Path,
     folder: str,
     videos: dict[Path, TrialVideos] | None = None,
+    rerun_agents: Collection[str] = (),
 ) -> None:
     """Write one episode's media under `out/folder` and note it in `entry["media"]` (a path relative to `out`).
 
     Media that cannot be made (the dataset is not here, the simulator changed, a tabletop agent that cannot be re-run
     or did not reproduce the trial) are noted in their place. `videos` keeps each tabletop run's video maker between
-    calls (its dataset and agent are loaded once); `close_videos` closes them."""
+    calls (its dataset and agent are loaded once); `close_videos` closes them. `rerun_agents`: the `MODULE:CLASS`
+    agents the user lets a re-run import (`TrialVideos`)."""
     name = _safe(entry["id"])
     if suite == "household":
         from heedful.suites.household.replay import write_replay
@@ -125,7 +137,7 @@ def make(
         shutil.copyfile(source, target)
     else:
         try:
-            _video_maker(run_dir, {} if videos is None else videos).write(entry["id"], target)
+            _video_maker(run_dir, {} if videos is None else videos, rerun_agents).write(entry["id"], target)
         except Exception as exc:  # the page says why this video is missing; the rest of the site stands
             entry["media"] = {"kind": "note", "text": f"no video: {exc}"}
             return
@@ -139,21 +151,33 @@ def close_videos(videos: dict[Path, TrialVideos]) -> None:
     videos.clear()
 
 
-def _video_maker(run_dir: Path, videos: dict[Path, TrialVideos]) -> TrialVideos:
+def _video_maker(run_dir: Path, videos: dict[Path, TrialVideos], rerun_agents: Collection[str]) -> TrialVideos:
     from heedful.suites.tabletop.trial_video import TrialVideos
 
     if run_dir not in videos:
-        videos[run_dir] = TrialVideos(run_dir)
+        videos[run_dir] = TrialVideos(run_dir, rerun_agents=rerun_agents)
     return videos[run_dir]
 
 
 def _stored_video(run_dir: Path, entry: dict[str, Any]) -> Path | None:
-    """The MP4 a run made with --video recorded for this trial, if it is still there."""
+    """The MP4 a run made with --video recorded for this trial, if it is still there.
+
+    A record's path is data someone may have sent: only an .mp4 file inside the run directory, after resolving links,
+    is taken (the path as recorded, or `videos/NAME` of the run, where --video writes, for a run that was moved); a
+    path anywhere else (a secrets file) is never read, and the trial's video is made from the records instead."""
     video = _video_of(entry)
-    source = Path(video) if video else None
-    if source is not None and not source.is_absolute() and not source.exists():
-        source = run_dir / source
-    return source if source is not None and source.is_file() else None
+    if not video:
+        return None
+    root = Path(run_dir).resolve()
+    recorded = Path(video)
+    for candidate in (recorded if recorded.is_absolute() else root / recorded, root / "videos" / recorded.name):
+        try:
+            resolved = candidate.resolve()
+        except (OSError, RuntimeError):  # a link loop
+            continue
+        if resolved.is_relative_to(root) and resolved.suffix.lower() == ".mp4" and resolved.is_file():
+            return resolved
+    return None
 
 
 def _every(entry: dict[str, Any]) -> int:
@@ -169,4 +193,9 @@ def _video_of(entry: dict[str, Any]) -> str | None:
 
 
 def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "episode"
+    """A file name for `name`: itself when it is one, else its sanitized form and a hash of the original, so that two
+    ids that sanitize alike ("a/b" and "a_b") never share a file."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "episode"
+    if safe == name:
+        return safe
+    return f"{safe[:80]}-{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:10]}"

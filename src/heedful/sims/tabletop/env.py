@@ -50,7 +50,10 @@ def scene_from_option(value: object) -> SceneSpec:
             return SceneSpec.model_validate(value)
         except ValidationError as exc:
             raise ConfigError(f"options['scene'] is not a valid scene spec: {exc}") from exc
-    raise ConfigError(f"options['scene'] must be a SceneSpec, a dict or a TabletopState, got {type(value).__name__}")
+    raise ConfigError(
+        f"options['scene'] must be a SceneSpec, a dict or a TabletopState, got {type(value).__name__}; a scene "
+        'number (options={"scene": 2, "instruction": ...}) works with gym.make("heedful/Tabletop-v0")'
+    )
 
 
 class TabletopEnv(gym.Env[Obs, NDArray[Any]]):

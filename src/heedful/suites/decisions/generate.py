@@ -27,13 +27,14 @@ Turns = dict[tuple[str, bool | None], int]  # (category, wording) -> families ma
 class GenerationConfig(BaseModel):
     """Counts and split fractions. Every field has the paper's default."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
-    object_anchors: int = Field(21, ge=0)
-    action_anchors: int = Field(64, ge=0)
-    atomic_families: int = Field(988, ge=0)
-    multi_families: int = Field(21, ge=0)
-    visual_families: int = Field(187, ge=0)
+    # upper bounds about 50 times the defaults: a typo (atomic_families=99999999999999999999) must not fill memory
+    object_anchors: int = Field(21, ge=0, le=1_000)
+    action_anchors: int = Field(64, ge=0, le=5_000)
+    atomic_families: int = Field(988, ge=0, le=50_000)
+    multi_families: int = Field(21, ge=0, le=5_000)
+    visual_families: int = Field(187, ge=0, le=50_000)
     val_fraction: float = Field(0.2, ge=0, le=1)
     test_fraction: float = Field(0.2, ge=0, le=1)
     held_out_wording: bool = Field(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from heedful.world.objects import TabletopState
 
@@ -16,6 +16,7 @@ Category = Literal["inhibition", "set", "cardinality", "temporal", "multi"]
 AnchorKind = Literal["object", "action"]
 Split = Literal["train", "val", "test"]
 RankKey = Literal["x", "y"]
+PreferKey = Literal["x", "y", "distance"]
 
 IMAGE_FIELDS = ("image", "image_sha256")
 
@@ -99,12 +100,29 @@ class Count(BaseModel):
 
 
 class Prefer(BaseModel):
-    """Chosen candidates are the first of the allowed ones when ranked by position along `key`."""
+    """Chosen candidates are the first of the allowed ones when ranked by position along `key`, or (key
+    "distance") by the distance of their object from the landmark object at `origin`."""
 
     model_config = _frozen
     kind: Literal["prefer"] = "prefer"
-    key: RankKey
+    key: PreferKey
     descending: bool
+    landmark: str | None = Field(default=None, description='Object name of the landmark (key "distance").')
+    origin: tuple[float, float] | None = Field(default=None, description="The landmark's (x, y) position.")
+
+    @model_validator(mode="after")
+    def _landmark_with_distance(self) -> Prefer:
+        if (self.key == "distance") != (self.origin is not None and self.landmark is not None):
+            raise ValueError('key "distance" needs a landmark and its origin, and only it has them')
+        return self
+
+    @model_serializer(mode="wrap")
+    def _omit_absent_landmark(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        data: dict[str, object] = handler(self)  # positional ranks serialize as before the fields existed
+        for name in ("landmark", "origin"):
+            if data.get(name, "") is None:
+                del data[name]
+        return data
 
 
 class Before(BaseModel):

@@ -1,12 +1,14 @@
 """What a decision agent sees: the state as text and JSON, the candidates with ids, the instruction and
 the answer format; in the visual condition an image of the state instead of the object list and positions.
-Symbolic baselines may also read `privileged_task`; language agents must not."""
+The constraint set (`privileged_task`, `privileged_candidates`) is filled only for agents that declare
+`privileged = True` (the oracle; see `heedful.capabilities`); every other agent gets None."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
+from heedful.seeding import episode_token
 from heedful.suites.decisions.model import Candidate, DecisionEpisode, Task
 
 FRAME = (
@@ -86,9 +88,10 @@ def visual_state_text(episode: DecisionEpisode) -> str:
 
 
 def build_observation(
-    episode: DecisionEpisode, *, seed: int, mask: bool, image_png: bytes | None = None
+    episode: DecisionEpisode, *, seed: int, mask: bool, image_png: bytes | None = None, privileged: bool = False
 ) -> DecisionObservation:
-    """Assemble the observation; with `mask` the task-critical words of the instruction are removed.
+    """Assemble the observation; with `mask` the task-critical words of the instruction are removed; the
+    constraint set only with `privileged` (an agent that declares it).
 
     With `image_png` (the visual condition) the image replaces the structured object list and positions;
     the candidates, the instruction and the answer format stay the same, as in the paper's visual subset.
@@ -98,7 +101,7 @@ def build_observation(
     answer_format = ANSWER_FORMATS[episode.decision_type]
     prompt = f"{text}\n\nInstruction: {instruction}\n\n{answer_format}"
     return DecisionObservation(
-        episode_id=episode.episode_id,
+        episode_id=episode_token(seed),  # opaque: the dataset's id names the family and role
         decision_type=episode.decision_type,
         instruction=instruction,
         masked=mask,
@@ -108,7 +111,7 @@ def build_observation(
         answer_format=answer_format,
         prompt=prompt,
         seed=seed,
-        privileged_task=episode.task,
-        privileged_candidates=episode.candidates,
+        privileged_task=episode.task if privileged else None,
+        privileged_candidates=episode.candidates if privileged else None,
         image_png=image_png,
     )

@@ -15,15 +15,16 @@ class DecisionsRunOptions(RunOptions):
     mask: StrictBool = Field(
         False, description="feed the agent masked instructions (task-critical words removed; validity control)"
     )
-    condition: Literal["structured", "visual"] = Field(
+    condition: Literal["structured", "visual", "paraphrase"] = Field(
         "structured",
-        description="how the state is shown: structured (object list with positions) or visual (an image instead "
-        "of the object list; visual subset only; needs --dataset generated with --images)",
+        description="how the state is shown: structured (object list with positions), visual (an image instead "
+        "of the object list; visual subset only; needs --dataset generated with --images) or paraphrase (the "
+        "hand-written paraphrases of test instructions instead of the template wording; paraphrased subset only)",
     )
-    subset: Literal["all", "visual"] | None = Field(
+    subset: Literal["all", "visual", "paraphrase"] | None = Field(
         None,
-        description="run only the visual families (e.g. a structured run to compare with a visual one); implied "
-        "by --condition visual",
+        description="run only the visual or the paraphrased families in their template wording (e.g. a run to "
+        "compare with a visual or paraphrase one); implied by --condition visual / paraphrase",
     )
     image_root: str | None = Field(
         None,

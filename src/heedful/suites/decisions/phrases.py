@@ -129,21 +129,23 @@ class Phrasebook:
     def predicate(self, predicate: Predicate, positive: bool, plural: bool) -> str:
         """Relative-clause predicate: 'are red' / 'is not a cube' / 'do not push something'."""
         field, value = predicate.field, predicate.values[0]
+        contract = not positive and self._held_out_draw()  # held out: "isn't", "don't" instead of "is not"
+        does = ("don't" if plural else "doesn't") if contract else ("do not" if plural else "does not")
         if self.actions and field == "verb":
             verb = w.VERB_PREDICATES[value][1 if plural is False else 0]
-            if positive:
-                return verb
-            return f"{'do' if plural else 'does'} not {w.VERB_PREDICATES[value][0]}"
+            return verb if positive else f"{does} {w.VERB_PREDICATES[value][0]}"
         if self.actions:
             head = "move" if plural else "moves"
             moved = self._moved_object(field, value)
-            return f"{head} {moved}" if positive else f"{'do' if plural else 'does'} not move {moved}"
+            return f"{head} {moved}" if positive else f"{does} move {moved}"
         be = "are" if plural else "is"
         if field == "shape":
             complement = NOUNS[value][1] if plural else with_article(NOUNS[value][0])
         else:
             complement = value if field == "color" else self.pick(w.SIZE_WORDS[value])
-        return f"{be} {complement}" if positive else f"{be} not {complement}"
+        if positive:
+            return f"{be} {complement}"
+        return f"{be}n't {complement}" if contract else f"{be} not {complement}"
 
     # --- rankings and orders
 
@@ -152,16 +154,47 @@ class Phrasebook:
             return "whose object is" if k == 1 else "whose objects are"
         return "that is" if k == 1 else "that are"
 
-    def the_ones_ranked(self, key: str, descending: bool, k: int) -> str:
-        """'the two that are farthest to the left' style phrase (k=0: 'the ones ...' without a count)."""
-        rank = self.pick(w.RANKS[(key, descending)])
-        head = "the one" if k == 1 else "the ones" if k == 0 else f"the {w.COUNT_WORDS[k]}"
-        return f"{head} {self._whose(1 if k == 1 else 2)} {rank}"
+    def _held_out_draw(self) -> bool:
+        """Whether this phrase takes the held-out form (with the hold-out off, either, at random)."""
+        return bool(self.rng.random() < 0.5) if self.held_out is None else self.held_out
+
+    def landmark_np(self, name: str) -> str:
+        """An attribute description of the object a ranking is measured from ('the red bowl')."""
+        return object_references(self.objects[name], self.anchor.state.objects, self.held_out)[0][0]
+
+    def the_ones_ranked(self, key: str, descending: bool, k: int, landmark: str | None = None) -> str:
+        """'the two that are farthest to the left' / held out 'the two leftmost ones' (k=0: 'the ones ...'
+        without a count); with a landmark, 'the two that are closest to the red bowl' / 'the two nearest ...'."""
+        head = "one" if k == 1 else "ones" if k == 0 else w.COUNT_WORDS[k]
+        if self._held_out_draw():
+            if landmark is not None:
+                forms = w.HELD_OUT_LANDMARK_AWAY if descending else w.HELD_OUT_LANDMARK
+            else:
+                forms = w.HELD_OUT_RANKS[(key, descending)]
+            form = forms[1 if self.actions else 0]
+            return form.format(
+                head=head,
+                k="" if k <= 1 else f"{w.COUNT_WORDS[k]} ",
+                one="one" if k == 1 else "ones",
+                objects="object" if k == 1 else "objects",
+                l=self.landmark_np(landmark) if landmark is not None else "",
+            )
+        if landmark is not None:
+            rank = (w.LANDMARK_AWAY if descending else w.LANDMARK_RANKS)[0][0].format(l=self.landmark_np(landmark))
+        else:
+            rank = self._one(w.RANKS[(key, descending)])
+        return f"the {head} {self._whose(1 if k == 1 else 2)} {rank}"
 
     def the_one_comparative(self, key: str, descending: bool) -> str:
-        """'the one that is farther to the left' (of two)."""
-        return f"the one {self._whose(1)} {self.pick(w.COMPARATIVES[(key, descending)])}"
+        """'the one that is farther to the left' / held out 'the leftmost of the two' (of two)."""
+        if self._held_out_draw():
+            return w.HELD_OUT_COMPARATIVES[(key, descending)][1 if self.actions else 0]
+        return f"the one {self._whose(1)} {self._one(w.COMPARATIVES[(key, descending)])}"
 
     def order(self, key: str, descending: bool) -> str:
-        phrase = self.pick(w.ORDERS[(key, descending)])
+        if self._held_out_draw():
+            if self.actions:
+                return w.HELD_OUT_ACTION_ORDERS[(key, descending)]
+            return w.ORDERS[(key, descending)][1][0]
+        phrase = w.ORDERS[(key, descending)][0][0]
         return f"{phrase} by the position of their objects" if self.actions else phrase

@@ -118,17 +118,64 @@ def propose_set(anchor: Anchor, rng: np.random.Generator) -> Proposal | None:
     return subtype, {"group": group, "retain": retain}, {"group": group, "retain": not retain}
 
 
+CARDINALITY_CHANGES = ("count", "direction", "criterion", "group")
+CARDINALITY_WEIGHTS = (0.2, 0.15, 0.45, 0.2)
+LANDMARK_SHARE = 0.6  # how often a base ranks by distance to a named object rather than by position
+
+
+def _landmarks(anchor: Anchor, members: list[str]) -> list[str]:
+    """Objects a ranking may be measured from: none of the group's members acts on them."""
+    acted_on = {c.object for c in anchor.candidates if c.id in members}
+    return [o.name for o in anchor.state.objects if o.name not in acted_on]
+
+
+def _criterion(anchor: Anchor, members: list[str], rng: np.random.Generator, avoid: Params | None = None) -> Params:
+    """A ranking criterion (position along an axis, or distance to a landmark), different from `avoid`'s."""
+    options: list[Params] = [{"key": key, "desc": desc, "landmark": None, "origin": None} for key, desc in KEYS]
+    where = {o.name: (o.x, o.y) for o in anchor.state.objects}
+    options += [
+        {"key": "distance", "desc": False, "landmark": name, "origin": where[name]}
+        for name in _landmarks(anchor, members)
+    ]
+    if avoid is not None:  # a different criterion: another axis, or position <-> landmark, not just a flip
+        options = [o for o in options if (o["key"], o["landmark"]) != (avoid["key"], avoid["landmark"])]
+    landmark = [o for o in options if o["landmark"] is not None]
+    # (the draw happens only when a landmark exists and no criterion is to be avoided)
+    if landmark and (avoid["landmark"] is None if avoid is not None else rng.random() < LANDMARK_SHARE):
+        return dict(_choice(rng, landmark))
+    return dict(_choice(rng, [o for o in options if o["landmark"] is None]))
+
+
 def propose_cardinality(anchor: Anchor, rng: np.random.Generator) -> Proposal | None:
+    """k of a group ranked by a criterion; the change alters the count, the direction, the criterion or the group,
+    so neither the count word alone nor the rank word alone says what changed."""
     options = [(g, m) for g, m in groups(anchor) if len(m) >= 3]
     if not options:
         return None
     group, members = _choice(rng, options)
-    key, desc = KEYS[int(rng.integers(4))]
+    criterion = _criterion(anchor, members, rng)
     ks = [int(k) for k in rng.permutation(np.arange(1, len(members)))][:2]
-    if len(ks) < 2:
-        return None
-    common = {"group": group, "key": key, "desc": desc}
-    return "ranked", {**common, "k": ks[0]}, {**common, "k": ks[1]}
+    base = {"group": group, "k": ks[0], "n": len(members), **criterion}
+    change_kind = CARDINALITY_CHANGES[int(rng.choice(len(CARDINALITY_CHANGES), p=CARDINALITY_WEIGHTS))]
+    if change_kind == "count":
+        if len(ks) < 2:
+            return None
+        change = {**base, "k": ks[1]}
+    elif change_kind == "direction":
+        if criterion["landmark"] is not None:
+            return None  # "farthest from the bowl" reads oddly beside "nearest"; flips stay positional
+        change = {**base, "desc": not base["desc"]}
+    elif change_kind == "criterion":
+        change = {**base, **_criterion(anchor, members, rng, avoid=criterion)}
+    else:
+        others = [(g, m) for g, m in options if g != group and len(m) > base["k"]]
+        if not others:
+            return None
+        other, other_members = _choice(rng, others)
+        if criterion["landmark"] is not None and criterion["landmark"] not in _landmarks(anchor, other_members):
+            return None
+        change = {**base, "group": other, "n": len(other_members)}
+    return change_kind, base, change
 
 
 def propose_temporal(anchor: Anchor, rng: np.random.Generator) -> Proposal | None:

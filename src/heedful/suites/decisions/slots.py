@@ -41,11 +41,17 @@ def _relation(pools: dict[str, w.Pool]) -> SlotMaker:
 
 
 def _k_ranked(book: Phrasebook, p: Params) -> str:
-    return book.the_ones_ranked(p["key"], p["desc"], p["k"])
+    return book.the_ones_ranked(p["key"], p["desc"], p["k"], p.get("landmark"))
 
 
 def _ones_ranked(book: Phrasebook, p: Params) -> str:
-    return book.the_ones_ranked(p["key"], p["desc"], 0 if p["k"] > 1 else 1)
+    return book.the_ones_ranked(p["key"], p["desc"], 0 if p["k"] > 1 else 1, p.get("landmark"))
+
+
+def _all_but(book: Phrasebook, p: Params) -> str:
+    """The candidates a cardinality task leaves out, ranked from the other end: choosing the 2 leftmost of 3 is
+    choosing all 'except the one that is farthest to the right'."""
+    return book.the_ones_ranked(p["key"], not p["desc"], p["n"] - p["k"], p.get("landmark"))
 
 
 SLOT_MAKERS: dict[str, SlotMaker] = {
@@ -64,12 +70,12 @@ SLOT_MAKERS: dict[str, SlotMaker] = {
     "k": lambda book, p: w.COUNT_WORDS[p["k"]],
     "k_ranked": _k_ranked,
     "ones_ranked": _ones_ranked,
+    "all_but": _all_but,
     "x_vp": lambda book, p: book.for_slot("x").forms(p["x"])[0],
     "x_ger": lambda book, p: book.for_slot("x").forms(p["x"])[1],
     "y_vp": lambda book, p: book.for_slot("y").forms(p["y"])[0],
     "y_ger": lambda book, p: book.for_slot("y").forms(p["y"])[1],
     "rel": _relation(w.RELATION_WORDS),
-    "rel_cmp": _relation(w.RELATION_COMPARATIVES),
     "order": lambda book, p: book.order(p["key"], p["desc"]),
     "not_vp": lambda book, p: book.for_slot("not").referent(p["inhibit"])[0],
     "not_ger": lambda book, p: book.for_slot("not").referent(p["inhibit"])[1],

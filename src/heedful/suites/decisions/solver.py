@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import permutations
+from math import hypot
 
 from heedful.suites.decisions.model import (
     Before,
@@ -29,13 +30,17 @@ from heedful.suites.decisions.model import (
 RANK_MARGIN = 0.03
 
 
-def _position(candidate: Candidate, key: str) -> float:
+def _position(candidate: Candidate, key: str, origin: tuple[float, float] | None = None) -> float:
+    if key == "distance" and origin is not None:
+        return float(hypot(candidate.x - origin[0], candidate.y - origin[1]))
     return candidate.x if key == "x" else candidate.y
 
 
-def _clearly_ahead(a: Candidate, b: Candidate, key: str, descending: bool) -> bool:
+def _clearly_ahead(
+    a: Candidate, b: Candidate, key: str, descending: bool, origin: tuple[float, float] | None = None
+) -> bool:
     """True when `a` ranks before `b` by more than the margin."""
-    delta = _position(a, key) - _position(b, key)
+    delta = _position(a, key, origin) - _position(b, key, origin)
     return delta > RANK_MARGIN if descending else delta < -RANK_MARGIN
 
 
@@ -85,7 +90,7 @@ def _is_prefix(subset: int, allowed: int, candidates: Sequence[Candidate], rule:
     n = len(candidates)
     chosen = [candidates[i] for i in _members(subset, n)]
     rest = [candidates[i] for i in _members(allowed & ~subset, n)]
-    return not any(_clearly_ahead(u, c, rule.key, rule.descending) for u in rest for c in chosen)
+    return not any(_clearly_ahead(u, c, rule.key, rule.descending, rule.origin) for u in rest for c in chosen)
 
 
 def _order_ok(sequence: Sequence[Candidate], task: Task) -> bool:

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from heedful.capabilities import capabilities
 from heedful.metrics.layouts import FigureLayout, PaperTable
 from heedful.metrics.rows import MetricRow
 from heedful.metrics.spec import MetricSpec
@@ -24,7 +25,7 @@ class DecisionsSuite(SuiteBase):
     """Fixed decision states with paired task-preserving and task-changing instructions."""
 
     name = "decisions"
-    version = "decisions-v2"
+    version = "decisions-v3"
     report_clusters = ("family", "anchor")
     run_options = DecisionsRunOptions
     splits = ("all", "train", "val", "test")
@@ -88,8 +89,9 @@ class DecisionsSuite(SuiteBase):
         return (" (masked instructions)" if options.get("mask") else "") + conditions.condition_label(options)
 
     def run_tag(self, options: dict[str, Any]) -> str:
-        """ "-masked" and "-visual" in the default run directory's name."""
-        return ("-masked" if options.get("mask") else "") + ("-visual" if conditions.is_visual(options) else "")
+        """ "-masked", "-visual" and "-paraphrase" in the default run directory's name."""
+        tag = "-visual" if conditions.is_visual(options) else "-paraphrase" if conditions.is_paraphrase(options) else ""
+        return ("-masked" if options.get("mask") else "") + tag
 
     def required_inputs(self, options: dict[str, Any]) -> tuple[str, ...]:
         """What an agent must read under `options`: ("image",) in the visual condition."""
@@ -110,11 +112,13 @@ class DecisionsSuite(SuiteBase):
         Transport errors (AgentInterfaceError, AgentTimeoutError) propagate to the runner, which records
         them with their own status.
         """
+        episode = conditions.worded(episode, context.options)  # condition=paraphrase: the paraphrase is shown
         observation = build_observation(
             episode,
             seed=context.seed,
             mask=bool(context.options.get("mask")),
             image_png=conditions.image_for(episode, context.options),
+            privileged=capabilities(agent).privileged,
         )
         reply = as_reply(agent.decide(observation))
         parsed = parse_answer(reply.text, episode.decision_type, observation.candidate_ids)
@@ -145,6 +149,7 @@ class DecisionsSuite(SuiteBase):
         return {**shown, **({"image": episode.image} if visual else {})}
 
     def failure_record(self, episode: DecisionEpisode, context: RolloutContext, status: Status, error: str) -> Record:
+        episode = conditions.worded(episode, context.options)
         return self._record(episode, context, status=status, error=error, inputs=self._inputs(episode, context))
 
     sample_strata = "category x split, whole families (the last one may be cut)"

@@ -50,6 +50,13 @@ def _inhibition(candidates: Sequence[Candidate], subtype: str, p: Params) -> Tas
     return Task(decision_type="single", constraints=tuple(constraints))
 
 
+def _prefer(p: Params) -> Prefer:
+    landmark = p.get("landmark")
+    if landmark is None:
+        return Prefer(key=p["key"], descending=p["desc"])
+    return Prefer(key="distance", descending=p["desc"], landmark=landmark, origin=p["origin"])
+
+
 def build_task(candidates: Sequence[Candidate], category: str, subtype: str, p: Params) -> Task:
     """The constraint set for a category's parameters."""
     if category == "inhibition":
@@ -58,7 +65,7 @@ def build_task(candidates: Sequence[Candidate], category: str, subtype: str, p: 
         group_constraint: Constraint = Scope(predicate=p["group"]) if p["retain"] else Exclude(predicate=p["group"])
         return Task(decision_type="set", constraints=(group_constraint, Exhaustive()))
     if category == "cardinality":
-        rank = Prefer(key=p["key"], descending=p["desc"])
+        rank = _prefer(p)
         return Task(decision_type="set", constraints=(*_scope(p["group"]), Count(k=p["k"]), rank))
     if category == "temporal" and subtype == "explicit":
         first, then = (p["x"], p["y"]) if p["before"] else (p["y"], p["x"])

@@ -57,19 +57,19 @@ ACTION_FORMS: dict[str, tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str]
     ),
     "rotate": (
         (("rotate {o} by 90 degrees", "rotating {o} by 90 degrees"),),
-        (("turn {o} a quarter turn", "turning {o} a quarter turn"),),
+        (("give {o} a quarter turn", "giving {o} a quarter turn"),),
     ),
 }
 DIRECTIONS: dict[str, Pool] = {
-    "left": (("10 cm to the left",), ("10 cm leftward",)),
-    "right": (("10 cm to the right",), ("10 cm rightward",)),
-    "forward": (("10 cm away from you",), ("10 cm forward",)),
-    "backward": (("10 cm toward you",), ("10 cm back toward you",)),
+    "left": (("10 cm to the left",), ("over to the left by 10 cm",)),
+    "right": (("10 cm to the right",), ("over to the right by 10 cm",)),
+    "forward": (("10 cm away from you",), ("forward by 10 cm",)),
+    "backward": (("10 cm toward you",), ("toward the robot by 10 cm",)),
 }
 # verb group names (plural noun phrases) and predicates ("that ...", plural / singular agreement)
 VERB_GROUPS: dict[str, Pool] = {
     "pick": (("pick-up actions", "actions that pick something up"), ("lifting actions",)),
-    "place_in": (("actions that put something in a bowl",), ("bowl-placing actions",)),
+    "place_in": (("actions that put something in a bowl",), ("actions that drop something into a bowl",)),
     "stack_on": (("stacking actions", "actions that stack one object on another"), ("actions that build a stack",)),
     "push": (("pushing actions", "actions that push something"), ("sliding actions",)),
     "rotate": (("rotation actions", "actions that rotate something"), ("turning actions",)),
@@ -83,43 +83,71 @@ VERB_PREDICATES: dict[str, tuple[str, str]] = {  # (plural, singular) verb phras
 }
 MOVING: Pool = (("actions that move {a}",), ("actions moving {a}",))
 
-# (key, descending) -> phrase completing "the ones that are ..." (superlative) and "the one that is ..."
-# (comparative, between two)
-RANKS: dict[tuple[str, bool], Pool] = {
-    ("x", False): (("farthest to the left",), ("nearest the left edge of the table",)),
-    ("x", True): (("farthest to the right",), ("nearest the right edge of the table",)),
-    ("y", False): (("closest to you",), ("nearest the robot",)),
-    ("y", True): (("farthest from you",), ("farthest from the robot",)),
+# Rankings and orders. The held-out phrases share no word with the training ones (a reader fitted on the
+# training wording finds no cue in them): training says "farthest to the left", "closest to you", "from left to
+# right"; held out says "leftmost", "nearest the robot", "furthest back", "leftmost first".
+#
+# (key, descending) -> phrase completing "the ones that are ..." (superlative; training wording) and
+# "the one that is ..." (comparative, between two; training wording)
+RANKS: dict[tuple[str, bool], tuple[str, ...]] = {
+    ("x", False): ("farthest to the left",),
+    ("x", True): ("farthest to the right",),
+    ("y", False): ("closest to you",),
+    ("y", True): ("farthest from you",),
 }
-COMPARATIVES: dict[tuple[str, bool], Pool] = {
-    ("x", False): (("farther to the left",), ("more to the left",)),
-    ("x", True): (("farther to the right",), ("more to the right",)),
-    ("y", False): (("closer to you",), ("nearer the robot",)),
-    ("y", True): (("farther from you",), ("farther from the robot",)),
+LANDMARK_RANKS: Pool = (("closest to {l}",), ("nearest {l}",))  # farthest from it: LANDMARK_AWAY
+LANDMARK_AWAY: Pool = (("farthest from {l}",), ("furthest from {l}",))
+COMPARATIVES: dict[tuple[str, bool], tuple[str, ...]] = {
+    ("x", False): ("farther to the left",),
+    ("x", True): ("farther to the right",),
+    ("y", False): ("closer to you",),
+    ("y", True): ("farther from you",),
+}
+# held-out superlatives, whole noun phrases: {head} "two" / "one" / "ones", {k} "two " or "", {one} "one(s)",
+# {objects} "object(s)" (action anchors rank the objects they move, never their targets)
+HELD_OUT_RANKS: dict[tuple[str, bool], tuple[str, str]] = {  # (object anchors, action anchors)
+    ("x", False): ("the {k}leftmost {one}", "the {head} moving the leftmost {objects}"),
+    ("x", True): ("the {k}rightmost {one}", "the {head} moving the rightmost {objects}"),
+    ("y", False): ("the {head} nearest the robot", "the {head} moving the {objects} nearest the robot"),
+    ("y", True): ("the {head} furthest back", "the {head} moving the {objects} furthest back"),
+}
+HELD_OUT_LANDMARK = ("the {head} nearest {l}", "the {head} moving the {objects} nearest {l}")
+HELD_OUT_LANDMARK_AWAY = ("the {head} furthest from {l}", "the {head} moving the {objects} furthest from {l}")
+# held-out comparatives between two named candidates ("whichever isn't ...")
+HELD_OUT_COMPARATIVES: dict[tuple[str, bool], tuple[str, str]] = {
+    ("x", False): ("the leftmost of the two", "the one moving the leftmost of the two objects"),
+    ("x", True): ("the rightmost of the two", "the one moving the rightmost of the two objects"),
+    ("y", False): ("the one nearer the robot", "the one moving the object nearer the robot"),
+    ("y", True): ("the one further back", "the one moving the object further back"),
 }
 ORDERS: dict[tuple[str, bool], Pool] = {
-    ("x", False): (("from left to right",), ("from the left edge toward the right",)),
-    ("x", True): (("from right to left",), ("from the right edge toward the left",)),
-    ("y", False): (("from nearest to farthest",), ("from the robot outward",)),
-    ("y", True): (("from farthest to nearest",), ("from the far side toward the robot",)),
+    ("x", False): (("from left to right",), ("leftmost first",)),
+    ("x", True): (("from right to left",), ("rightmost first",)),
+    ("y", False): (("from closest to farthest",), ("nearest the robot first",)),
+    ("y", True): (("from farthest to closest",), ("furthest back first",)),
+}
+HELD_OUT_ACTION_ORDERS: dict[tuple[str, bool], str] = {
+    ("x", False): "leftmost object first",
+    ("x", True): "rightmost object first",
+    ("y", False): "object nearest the robot first",
+    ("y", True): "object furthest back first",
 }
 # position references to one object among its peers: (key, descending) -> "the ... {n}" forms
 POSITION_REFS: dict[tuple[str, bool], Pool] = {
-    ("x", False): (("the leftmost {n}", "the {n} farthest to the left"), ("the {n} on the far left",)),
-    ("x", True): (("the rightmost {n}", "the {n} farthest to the right"), ("the {n} on the far right",)),
+    ("x", False): (("the {n} farthest to the left",), ("the leftmost {n}",)),
+    ("x", True): (("the {n} farthest to the right",), ("the rightmost {n}",)),
     ("y", False): (("the {n} closest to you",), ("the {n} nearest the robot",)),
-    ("y", True): (("the {n} farthest from you",), ("the {n} farthest from the robot",)),
+    ("y", True): (("the {n} farthest from you",), ("the {n} furthest back",)),
 }
 RELATION_REFS: Pool = (("the {n} closest to {l}",), ("the {n} next to {l}",))
 
 # polarity words for the set category: retention keeps the named group, exclusion keeps the rest
 # ("nothing except" / "everything except" differ in one word, so "except" alone says nothing)
-RETAIN: Pool = (("only", "just", "nothing except"), ("solely", "nothing but", "nothing apart from"))
-EXCLUDE: Pool = (("everything except", "all but"), ("everything apart from", "everything other than"))
+RETAIN: Pool = (("only", "just", "nothing except"), ("nothing but", "nothing other than"))
+EXCLUDE: Pool = (("everything except", "all but"), ("everything but", "everything other than"))
 
 # temporal relation words: prepositions (with a gerund) and comparatives (with a clause)
-RELATION_WORDS: dict[str, Pool] = {"before": (("before",), ("prior to",)), "after": (("after",), ("subsequent to",))}
-RELATION_COMPARATIVES: dict[str, Pool] = {"before": ((), ("earlier than",)), "after": ((), ("later than",))}
+RELATION_WORDS: dict[str, Pool] = {"before": (("before",), ("prior to",)), "after": (("after",), ("once you're done",))}
 
 
 def choose(pool: Pool, held_out: bool | None) -> tuple[str, ...]:
@@ -134,19 +162,19 @@ def choose(pool: Pool, held_out: bool | None) -> tuple[str, ...]:
 # {p}/{n} are the positive and negated predicates of the attribute that splits the pair
 SELECT_OBJECT: Pool = (
     ("{vp}", "{vp} and no other", "{vp}, not the other one"),
-    ("{vp} and leave the other", "{np} is the one to {do}"),
+    ("{vp} and leave the other", "just {vp}"),
 )
 AVOID_OBJECT: Pool = (
     ("do not {vp}; {do} the other one", "{do} the one that is not {np}"),
-    ("leave {np} and {do} the other one", "{do} whichever one is not {np}"),
+    ("leave {np} and {do} the other one", "{do} the one that isn't {np}"),
 )
 SELECT_ACTION: Pool = (
     ("{vp}", "{vp} and nothing else", "{vp}, not the other one"),
-    ("{vp} and skip the other", "the one to {do} is {ger}"),
+    ("{vp} and skip the other", "just {vp}"),
 )
 AVOID_ACTION: Pool = (
     ("do not {vp}; {do} the other one", "{do} the one other than {ger}"),
-    ("skip {ger} and {do} the other one", "{do} whichever is not {ger}"),
+    ("skip {ger} and {do} the other one", "don't {vp}; {do} the other one instead"),
 )
 SELECT_ATTRIBUTE: Pool = (
     ("{do} the one that {p}", "{do} the one that {p}, not the other"),

@@ -37,6 +37,8 @@ from heedful.suites.household.tasks import Draft, HouseContext, TaskRejectedErro
 
 DEFAULTS: dict[str, Any] = {"houses": 10, "seen_houses": 6, "per_split_type": 40, "cell_m": 0.1}
 SLOT_TRIES = 60
+MAX_COUNTS = {"houses": 1000, "seen_houses": 999, "per_split_type": 10_000}
+"""Bounds of the generation sizes (100 times the defaults or more): a typo must not fill the memory."""
 
 
 class OraclePolicy:
@@ -64,6 +66,12 @@ def parse_config(config: dict[str, Any] | None) -> GenConfig:
         if key not in DEFAULTS:
             raise ConfigError(f"household has no generation setting {key!r}; settings: {', '.join(DEFAULTS)}")
         values[key] = value
+    for key in ("houses", "seen_houses", "per_split_type"):
+        value = values[key]
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_COUNTS[key]:
+            raise ConfigError(f"household setting {key} must be an integer from 0 to {MAX_COUNTS[key]}, got {value!r}")
+    if not isinstance(values["cell_m"], int | float) or isinstance(values["cell_m"], bool):
+        raise ConfigError(f"household setting cell_m must be a number (0.05 or 0.1), got {values['cell_m']!r}")
     cfg = GenConfig(
         int(values["houses"]), int(values["seen_houses"]), int(values["per_split_type"]), float(values["cell_m"])
     )
@@ -137,13 +145,17 @@ def with_oracle(episode: HouseholdEpisode) -> HouseholdEpisode:
 
 
 def generate_with_stats(
-    seed: int, cfg: GenConfig, progress: Callable[[int], Any] | None = None
+    seed: int, cfg: GenConfig, progress: Callable[[int, int], Any] | None = None
 ) -> tuple[list[HouseholdEpisode], dict[str, Any]]:
-    """The episodes and generation statistics (houses, premaps, rejections by reason)."""
+    """The episodes and generation statistics (houses, premaps, rejections by reason). `progress(1, total)` is
+    called as each house is explored and each episode filled."""
+    total = cfg.houses + len(SPLITS) * len(TASK_TYPES) * cfg.per_split_type
     contexts = []
     for i in range(cfg.houses):
         house = generate_house(f"house-{i:02d}", seed, cell=cfg.cell_m)
         contexts.append(explore_house(house, cfg.cell_m, seed)[0])
+        if progress is not None:
+            progress(1, total)
     seen, unseen = contexts[: cfg.seen_houses], contexts[cfg.seen_houses :]
     rejected: Counter[str] = Counter()
     episodes = []
@@ -155,7 +167,7 @@ def generate_with_stats(
                 episode_id = f"{split}-{task_type}-{slot:03d}"
                 episodes.append(_fill_slot(seed, cfg, pool, split, task_type, slot, ambiguous, episode_id, rejected))
                 if progress is not None:
-                    progress(1)
+                    progress(1, total)
     stats = {
         "houses": [
             {

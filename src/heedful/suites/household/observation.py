@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from heedful.seeding import episode_token
 from heedful.sims.household.fields import sample
 from heedful.sims.household.semantic_map import MappedObject
 from heedful.suites.household.executors import entry_fields
@@ -147,7 +148,7 @@ def build_observation(
     human = human_view(env)
     rooms = _room_views(env, env.map.objects.values(), env.map.receptacles, human.last_room)
     return HouseholdObservation(
-        episode_id=episode.episode_id,
+        episode_id=episode_token(seed),  # opaque: the dataset's id names the family and role
         seed=seed,
         step=env.sim.step,
         steps_left=env.sim.max_steps - env.sim.step,

@@ -42,7 +42,7 @@ class HouseholdSuite(SuiteBase):
         self.last_stats: dict[str, Any] = {}
 
     def generate(
-        self, seed: int, config: dict[str, Any] | None = None, progress: Callable[[int], Any] | None = None
+        self, seed: int, config: dict[str, Any] | None = None, progress: Callable[[int, int], Any] | None = None
     ) -> list[HouseholdEpisode]:
         episodes, self.last_stats = generate_with_stats(seed, parse_config(config), progress)
         return episodes
@@ -232,11 +232,13 @@ class HouseholdSuite(SuiteBase):
         from heedful.metrics.household import paper_tables
         from heedful.metrics.household_error_table import ERROR_METRICS, error_table
         from heedful.report.household import summary_table
+        from heedful.report.reference import reference
         from heedful.report.render import render_metric_table
 
         generic = [row for row in rows if row.metric not in ERROR_METRICS]
         errors = error_table(rows)
-        table = render_metric_table(generic, chance_note=CHANCE_NOTE)
+        level = reference(self.name)  # the words-only level, not chance
+        table = render_metric_table(generic, chance_note=level.note, reference_label=level.label)
         text = f"{title}\n{summary_table(rows)}\n\n{table}\n\n{paper_tables(rows)}"
         return f"{text}\n\n{errors}" if errors else text
 

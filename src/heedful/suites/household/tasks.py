@@ -242,22 +242,24 @@ def standing_human(ctx: HouseContext, relocations: list[Relocation], rng: np.ran
     return HumanSpec(start=(x, y))
 
 
-def carrying_human(
-    ctx: HouseContext, moved: Relocation, rng: np.random.Generator
-) -> tuple[HumanSpec, tuple[float, float, int]]:
-    """S_obj: the human carries `moved` from its old receptacle to its new one, and an agent pose that sees
-    the pickup and at least `HISTORY_STEPS` steps of the walk (what the walking-towards rule needs): of
-    `WATCH_TRIES` poses 1.5-3 m from the pickup and facing it, the one that sees the walk longest."""
+def carrying_humans(ctx: HouseContext, carried_from: str, to_receptacles: list[str]) -> list[HumanSpec]:
+    """S_obj: the human who carried the object from receptacle `carried_from` to each receptacle in turn."""
     house = ctx.house
-    human = HumanSpec(
-        start=near_receptacle(ctx, house.receptacle(moved.to_receptacle)),
-        carried_from=near_receptacle(ctx, house.receptacle(moved.from_receptacle)),
-    )
-    walk = carry_walk(ctx.grid, human)
-    assert walk is not None and human.carried_from is not None
-    px, py = human.carried_from
+    start = near_receptacle(ctx, house.receptacle(carried_from))
+    return [HumanSpec(start=near_receptacle(ctx, house.receptacle(rid)), carried_from=start) for rid in to_receptacles]
+
+
+def watch_pose(ctx: HouseContext, humans: list[HumanSpec], rng: np.random.Generator) -> tuple[float, float, int]:
+    """An agent pose that sees the pickup and, on average over `humans` (one carry walk per fitting room), at
+    least `HISTORY_STEPS` steps of the walk (what the walking-towards rule needs): of `WATCH_TRIES` poses 1.5-3 m
+    from the pickup and facing it, the one that sees the walks longest on average. The pose depends on the walks
+    to every fitting room alike, so it says nothing of which room the object went to; how long the agent then
+    sees the walk that was taken, and where it leads, is the human's motion the situated agent reads."""
+    walks = [carry_walk(ctx.grid, human) for human in humans]
+    assert humans and humans[0].carried_from is not None
+    px, py = humans[0].carried_from
     grid = ctx.grid
-    best: tuple[int, tuple[float, float, int]] | None = None
+    best: tuple[float, tuple[float, float, int]] | None = None
     for _ in range(WATCH_TRIES):
         dist = float(rng.uniform(*HUMAN_VIEW_DISTANCE))
         angle = float(rng.uniform(0.0, 2.0 * math.pi))
@@ -269,14 +271,20 @@ def carrying_human(
             continue
         heading = round(math.degrees(math.atan2(py - y, px - x)) / 10.0) % HEADINGS
         pose = (round(x, 4), round(y, 4), int(heading))
-        sighting = carry_sighting(grid, walk, pose)
-        span = seen_span(sighting)
-        seen_pickup = bool(sighting) and sighting[0][0] == -walk.arrival_step
-        if seen_pickup and span >= HISTORY_STEPS and (best is None or span > best[0]):
-            best = (span, pose)
+        spans = []
+        for walk in walks:
+            assert walk is not None
+            sighting = carry_sighting(grid, walk, pose)
+            if not sighting or sighting[0][0] != -walk.arrival_step:
+                break  # the pickup (where every walk starts) is not in view
+            spans.append(seen_span(sighting))
+        else:
+            mean = float(np.mean(spans))
+            if mean >= HISTORY_STEPS and (best is None or mean > best[0]):
+                best = (mean, pose)
     if best is None:
         raise TaskRejectedError("carry_not_seen")
-    return human, best[1]
+    return best[1]
 
 
 def near_receptacle(ctx: HouseContext, rec: ReceptacleSpec) -> tuple[float, float]:

@@ -1,8 +1,8 @@
 """What a planner sees before each skill call: the instruction, the objects as they are now, the gripper,
 the calls so far with their outcomes, and the skills it may call (with a JSON Schema for structured output).
 
-`privileged` holds the task and the trial's initial layout for scripted baselines (oracle, blind); a
-fair agent never reads it.
+`privileged` holds the task and the trial's initial layout for scripted baselines (oracle, blind); the rollout
+fills it only for agents that declare `privileged = True` (see `heedful.capabilities`), every other agent gets None.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from heedful.errors import ConfigError
+from heedful.seeding import episode_token
 from heedful.sims.tabletop.motion import SkillResult
 from heedful.sims.tabletop.sim import TabletopSim
 from heedful.suites.tabletop.language import NOUNS
@@ -61,8 +63,21 @@ class PlannerObservation:
     steps_used: int
     steps_left: int
     seed: int
-    privileged: Privileged
+    privileged: Privileged | None
     schema: dict[str, Any] = field(default_factory=dict)
+
+    def ground_truth(self) -> Privileged:
+        """The task and the trial's layout, handed only to an agent that declares `privileged = True`.
+
+        Raises:
+            ConfigError: the agent reading it did not declare it (the rollout handed it None).
+        """
+        if self.privileged is None:
+            raise ConfigError(
+                "this agent reads the ground truth (task and layout) but does not declare `privileged = True`; "
+                "declare it (the run is then marked 'privileged: not a language agent') or read only the observation"
+            )
+        return self.privileged
 
     @property
     def object_names(self) -> tuple[str, ...]:
@@ -104,8 +119,10 @@ def observe(
     calls: list[str],
     horizon: int,
     seed: int,
+    *,
+    privileged: bool = False,
 ) -> PlannerObservation:
-    """The observation of the live simulation."""
+    """The observation of the live simulation; the ground truth only with `privileged`."""
     poses = sim.object_poses()
     objects = tuple(
         ObjectView(
@@ -121,7 +138,7 @@ def observe(
     tcp = sim.tcp_pos()
     outcomes = tuple(CallOutcome(call, r.success, r.reason, r.steps) for call, r in zip(calls, history, strict=False))
     return PlannerObservation(
-        episode_id=task.task,
+        episode_id=episode_token(seed),  # opaque: the dataset's id names the family and role
         instruction=task.instruction,
         objects=objects,
         gripper=(round(float(tcp[0]), 4), round(float(tcp[1]), 4), round(float(tcp[2]), 4)),
@@ -130,6 +147,6 @@ def observe(
         steps_used=sim.steps,
         steps_left=horizon - sim.steps,
         seed=seed,
-        privileged=Privileged(task=task, layout=layout),
+        privileged=Privileged(task=task, layout=layout) if privileged else None,
         schema=skill_call_schema(sim.object_names),
     )

@@ -8,9 +8,12 @@ Two kinds of agents act here:
 - controllers (RoboFollow's policy interface: `reset()`, `set_instruction(text)`, `predict(obs)` returning
   an action chunk of shape (T, 7) in the simulator's `delta_eef` space) act step by step. `obs["step"]` is
   the control step; a controller that declares `image_size` gets its images rendered at that size.
-  Optional hooks: `begin_trial(trial, seed)` before `reset` (privileged: the remote agent forwards it only
-  to servers that ask, i.e. `heedful serve`'s test peers, and records that it did) and `trial_report() ->
-  (info, timing)` after the last chunk, merged into the record's `agent_info` and `timing`.
+  Optional hooks: `begin_trial(trial, seed)` before `reset` (the trial, i.e. the task and its layout, only for a
+  controller that declares `privileged = True`, else None: every controller gets the seed; the remote agent forwards
+  the trial only to servers that ask, i.e. `heedful serve`'s test peers, and records that it did) and
+  `trial_report() -> (info, timing)` after the last chunk, merged into the record's `agent_info` and `timing`.
+
+A planner's observation carries the ground truth (`privileged`) only when it declares `privileged = True`.
 
 Whatever the agent does, the trial runs its full horizon: when the agent stops early the robot holds
 still, and a policy that undoes its work after success is scored on what it did. An answer that is not a
@@ -94,7 +97,7 @@ def run_trial(
         if declared.kind == "controller":
             _control(trial, agent, declared, rt, run, seed)
         elif declared.kind == "planner":
-            _plan(trial, agent, rt, run, seed, max_calls)
+            _plan(trial, agent, rt, run, seed, max_calls, declared.privileged)
         else:
             raise ConfigError(f"agent {type(agent).__name__} has neither act() (planner) nor predict() (controller)")
         run.acting_steps = rt.steps
@@ -119,13 +122,15 @@ def _merge_reply(run: TrialRun, answer: object) -> str:
     return reply.text
 
 
-def _plan(trial: TabletopTrial, agent: Any, rt: TrialRuntime, run: TrialRun, seed: int, max_calls: int) -> None:
+def _plan(
+    trial: TabletopTrial, agent: Any, rt: TrialRuntime, run: TrialRun, seed: int, max_calls: int, privileged: bool
+) -> None:
     results: list[SkillResult] = []
     texts: list[str] = []
     for _ in range(max_calls):
         if rt.left <= 0:
             return
-        obs = observe(rt.sim, trial.task, run.layout, results, texts, rt.horizon, seed)
+        obs = observe(rt.sim, trial.task, run.layout, results, texts, rt.horizon, seed, privileged=privileged)
         text = _merge_reply(run, agent.act(obs))
         try:
             call = parse_call(text, rt.sim.object_names)
@@ -169,7 +174,7 @@ def _control(
     trial: TabletopTrial, agent: Any, declared: Capabilities, rt: TrialRuntime, run: TrialRun, seed: int
 ) -> None:
     if declared.begin_trial is not None:
-        declared.begin_trial(trial, seed)
+        declared.begin_trial(trial if declared.privileged else None, seed)
     objects = _object_attributes(rt, run.layout) if declared.object_state else None
     _control_loop(trial, agent, declared.cameras, rt, run, objects)
     report = declared.trial_report

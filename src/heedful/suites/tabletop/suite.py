@@ -190,6 +190,7 @@ class TabletopSuite(SuiteBase):
         """The metric table (with the chance column), then the paper's Table 1 layout (scenes x levels, with the
         chance rows)."""
         from heedful.metrics.tabletop import CHANCE_PREFIX, table1
+        from heedful.report.reference import reference
         from heedful.report.render import render_metric_table
 
         measured = [row for row in rows if not row.group.startswith(CHANCE_PREFIX)]
@@ -197,8 +198,10 @@ class TabletopSuite(SuiteBase):
             "Wilson: for the 0/1 rates (intent_full, execution_full, complete, complete_clean, disturbed), trials "
             "taken as independent: optimistic, as the trials of one task are alike",
         )
-        note = "the exact expected score of the blind branch draw (a training branch chosen without language)"
-        table = render_metric_table(measured, title=title, notes=notes, chance_note=note)
+        level = reference(self.name)  # the blind branch draw, not chance
+        table = render_metric_table(
+            measured, title=title, notes=notes, chance_note=level.note, reference_label=level.label
+        )
         return f"{table}\n\n{table1(rows)}"
 
     def requirements(self, options: dict[str, Any]) -> tuple[Requirement, ...]:

@@ -10,7 +10,8 @@ that task's trial scene exactly as a benchmark run does (the layout perturbed by
 round `"trial"`, default 0; objects inside bowls) and sets its instruction (`info["instruction"]`). A reset
 without options draws a task with the reset seed, among the env's scene and level when it was made with
 them (`gym.make("heedful/Tabletop-v0", scene=2, level="L1")`). `{"scene": ..., "instruction": ...}` is
-free play as in the simulator's `TabletopEnv`: reward 0, no task.
+free play as in the simulator's `TabletopEnv`: reward 0, no task; the scene is a `SceneSpec` (or its dict) or a
+scene number, `{"scene": 2, "instruction": "put the red cube in the green bowl"}`, for that scene's default layout.
 
 With a task, every step scores the trajectory so far with the benchmark's stage scorer. `info` carries
 `intent`, `execution`, `complete`, `disturbance`, `settled` (every object at rest), the gated `stages` and
@@ -37,13 +38,21 @@ from heedful.sims.tabletop.spec import SceneSpec
 from heedful.suites.tabletop.completion import at_rest
 from heedful.suites.tabletop.model import LEVELS, Layout, TabletopTask, TabletopTrial
 from heedful.suites.tabletop.perturb import trial_seed
-from heedful.suites.tabletop.registry import evaluation_task, evaluation_tasks
+from heedful.suites.tabletop.registry import evaluation_task, evaluation_tasks, training_layouts
 from heedful.suites.tabletop.rollout import trial_layout
 from heedful.suites.tabletop.runtime import build_sim
 from heedful.suites.tabletop.scoring import TrialScore, score_trajectory
 from heedful.suites.tabletop.stages import Track
 
 TASK_OPTIONS = frozenset({"task", "trial"})
+
+
+def scene_layout(scene: int) -> Layout:
+    """Scene `scene`'s (1-4) default layout: the first one its training tasks start from (scene 4, which has one
+    per task family: s4/bowl)."""
+    if scene not in (1, 2, 3, 4):
+        raise ConfigError(f"options['scene'] as a number must be 1, 2, 3 or 4, got {scene!r}")
+    return next(layout for layout in training_layouts().values() if layout.scene == scene)
 
 
 class TabletopTaskEnv(TabletopEnv):
@@ -96,6 +105,8 @@ class TabletopTaskEnv(TabletopEnv):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Obs, dict[str, Any]]:
         """Start a task trial (`{"task": ID, "trial": R}`, or a drawn task), or free play (`{"scene": ...}`)."""
         options = dict(options or {})
+        if isinstance(options.get("scene"), int) and not isinstance(options["scene"], bool):
+            options["scene"] = scene_layout(options["scene"]).scene_spec()  # free play in that scene's layout
         if not options.keys() & TASK_OPTIONS and (options or self.free_play):
             self.task = self.layout = self.score = None
             return super().reset(seed=seed, options=options)

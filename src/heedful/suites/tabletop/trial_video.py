@@ -9,8 +9,10 @@ options and the run's per-episode seed; the video is kept only when the new reco
   completion, the step counts, the trial's layout, the scores and `correct`. The agent's own texts, usage and status
   are not compared: the player sends the stored calls, then `done`.
 - a controller's actions are not stored, so the run's agent is built again from the manifest (agent, agent_args,
-  fitted on the suite's training episodes as the runner does) and rolled out. The check compares the whole record
-  (`Record.deterministic_dict`) but for the video's path.
+  fitted on the suite's training episodes as the runner does) and rolled out. Only a registered agent is built: a
+  run directory is data someone may have sent, and a `MODULE:CLASS` its manifest names is imported only when the
+  user names it for that purpose (`rerun_agents`, the `--rerun-agent` flag); otherwise the trial gets a note. The
+  check compares the whole record (`Record.deterministic_dict`) but for the video's path.
 
 A trial that does not reproduce raises `NotReproducedError` naming the first differences: a video of another
 trajectory is never shown. Physics and rendering are deterministic, so a reproduced trial's MP4 has the frames
@@ -19,8 +21,10 @@ trajectory is never shown. Physics and rendering are deterministic, so a reprodu
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
+from collections.abc import Collection
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -36,6 +40,8 @@ FORMATS = (".mp4", ".gif", ".png")
 GIF_FRAMES = 60
 """About how many frames a GIF keeps (a 240-step trial: every 5th of its 241): a GIF of every frame is large."""
 HOW_TO_RECORD = "to record videos, rerun it with `heedful run tabletop ... --video`"
+_IMPORT_NAME = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
+"""A `MODULE:CLASS` value among an agent's arguments (an adapter, a policy class): it would be imported."""
 AGENT_FIELDS = ("status", "error", "raw_output", "usage", "agent_info")
 """Record fields the call player cannot reproduce: they are the agent's, and the agent does not run."""
 
@@ -67,12 +73,14 @@ class TrialVideos:
     Args:
         run_dir: The run directory.
         dataset: The dataset directory, when the run's own source has moved.
+        rerun_agents: `MODULE:CLASS` agent names the user trusts to import and run (a run whose manifest names one
+            of them may be re-run); a registered agent needs no such name.
 
     Raises:
         RunError: not a run, or not a tabletop run.
     """
 
-    def __init__(self, run_dir: Path, dataset: Path | None = None) -> None:
+    def __init__(self, run_dir: Path, dataset: Path | None = None, rerun_agents: Collection[str] = ()) -> None:
         from heedful.runner import load_run
         from heedful.suites.tabletop.suite import TabletopSuite
 
@@ -81,6 +89,7 @@ class TrialVideos:
         if manifest.spec.suite != "tabletop":
             raise RunError(f"{run_dir} is a {manifest.spec.suite} run, not a tabletop run")
         self.spec = manifest.spec
+        self.rerun_agents = frozenset(rerun_agents)
         self.records = {r.episode_id: r for r in records}
         self.suite = TabletopSuite()
         self._tasks: dict[str, TabletopTask] | None = None
@@ -160,10 +169,41 @@ class TrialVideos:
     @cached_property
     def plays_calls(self) -> bool:
         """Whether the run's agent is a planner, whose stored skill calls are replayed (else it is re-run)."""
-        from heedful.agents.registry import agent_class
         from heedful.capabilities import capabilities
 
-        return capabilities(agent_class(self.spec.agent, "tabletop")).kind == "planner"
+        return capabilities(self.agent_class).kind == "planner"
+
+    @cached_property
+    def agent_class(self) -> Any:
+        """The run's agent class: a registered one, or a `MODULE:CLASS` the user named in `rerun_agents`.
+
+        Raises:
+            TrialVideoError: the manifest names any other class (it is never imported).
+        """
+        from heedful.agents.registry import import_agent, registered_agent_class
+
+        name = self.spec.agent
+        cls = registered_agent_class(name, "tabletop")
+        imports = [v for v in self.spec.agent_args.values() if isinstance(v, str) and _IMPORT_NAME.fullmatch(v)]
+        untrusted = [v for v in imports if v not in self.rerun_agents]
+        if cls is not None and untrusted:  # a registered agent told to import code (a remote policy's adapter)
+            raise TrialVideoError(
+                f"this run's agent {name} would import {', '.join(map(repr, untrusted))} (named in its arguments), "
+                "and heedful never imports code that a run directory names: record with --video to keep a video "
+                f"(or pass --rerun-agent {untrusted[0]} if you trust that code)"
+            )
+        if cls is not None:
+            return cls
+        if name not in self.rerun_agents:
+            raise TrialVideoError(
+                f"this run's agent {name!r} is not a registered agent, and heedful never imports code that a run "
+                f"directory names: record with --video to keep a video (or pass --rerun-agent {name} if you trust "
+                "that code and want its trials re-run)"
+            )
+        try:
+            return import_agent(name)
+        except ConfigError as exc:
+            raise TrialVideoError(f"--rerun-agent {name}: {exc}; record with --video to keep a video") from exc
 
     def _roll_out(self, stored: Record, trial: TabletopTrial, folder: str) -> Record:
         from heedful.runner.backends import episode_context
@@ -185,11 +225,11 @@ class TrialVideos:
         if self._agent_error is not None:
             raise TrialVideoError(self._agent_error)
         if self._agent is None:
-            from heedful.agents.registry import make_agent
+            from heedful.agents.registry import build_agent
             from heedful.runner.backends import fit_agent
 
             try:
-                agent = make_agent(self.spec.agent, self.spec.agent_args, suite="tabletop")
+                agent = build_agent(self.agent_class, self.spec.agent, self.spec.agent_args)
                 fit_agent(agent, self.suite.training_episodes(list(self._task_table().values())))
             except (AgentInterfaceError, AgentTimeoutError, MissingDependencyError, ConfigError, OSError) as exc:
                 error = self._cannot_rerun(exc)

@@ -1,0 +1,124 @@
+"""`heedful report RUN`: a report that leads with the answer (every block: `heedful report RUN --full`).
+
+In order: the title and what the intervals are; the status line; the suite's headline table (tabletop: the
+paper's Table 1 layout, scenes x levels; decisions: the category table; household: SPL and SR per task type and
+clarity); the overall row with its reference level, interval, Wilson interval and k/n; then one line per group
+of a single grouping (a level, a category, a split), values only; then where the rest is. The blocks of the
+groups that cross two groupings (`S1 / L0`) and every interval of every group print only under `--full`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from heedful.metrics.rows import STATUS_GROUP, MetricRow
+from heedful.report.reference import reference
+from heedful.report.render import COLLAPSED_NOTE, MISSING, render_metric_table
+
+OVERALL = "all"
+MAX_COLUMNS = 6
+"""Metrics in the per-group lines: the first ones of the overall block (a terminal's width)."""
+
+
+def summary_report(suite: Any, rows: Sequence[MetricRow], title: str, run: str) -> str:
+    """The short report of a run (see the module docstring); `rows` carry no usage rows."""
+    level = reference(str(getattr(suite, "name", "")))
+    measured = [row for row in rows if row.group != STATUS_GROUP and not _reference_group(row.group)]
+    status = [row for row in rows if row.group == STATUS_GROUP]
+    overall = [row for row in measured if row.group == OVERALL]
+    top = render_metric_table(status + overall, title=title, chance_note=level.note, reference_label=level.label)
+    top = top.replace(f"\n\n{COLLAPSED_NOTE}", "")  # said once, at the end
+    head, _, overall_block = top.partition(f"\n\n{OVERALL}\n")
+    parts = [head, _headline(suite, rows), f"{OVERALL}\n{overall_block}" if overall_block else ""]
+    parts.append(_group_lines(measured, _headline_metrics(suite, [row.metric for row in overall])))
+    if any(row.collapsed for row in measured):
+        parts.append(COLLAPSED_NOTE)
+    parts.append(
+        f"every group with its intervals and k/n: heedful report {run} --full; what each column means: --explain"
+    )
+    return "\n\n".join(part.strip("\n") for part in parts if part.strip())
+
+
+def _headline_metrics(suite: Any, overall: Sequence[str]) -> list[str]:
+    """The metrics of the suite's first paper table (its headline measures), else the overall block's first."""
+    for table in tuple(getattr(suite, "paper_tables", ())):
+        named = [column.metric for column in table.columns if column.metric in overall]
+        if named:
+            return list(dict.fromkeys(named))[:MAX_COLUMNS]
+    return list(overall)[:MAX_COLUMNS]
+
+
+def _reference_group(group: str) -> bool:
+    from heedful.metrics.tabletop import CHANCE_PREFIX
+
+    return group.startswith(CHANCE_PREFIX)
+
+
+def _headline(suite: Any, rows: Sequence[MetricRow]) -> str:
+    headline = HEADLINES.get(str(getattr(suite, "name", "")))
+    if headline is not None:
+        return headline(rows)
+    return _first_paper_table(suite, rows)
+
+
+def _tabletop(rows: Sequence[MetricRow]) -> str:
+    from heedful.metrics.tabletop import table1
+
+    return table1(rows)
+
+
+def _household(rows: Sequence[MetricRow]) -> str:
+    from heedful.report.household import summary_table
+
+    return summary_table(rows)
+
+
+HEADLINES: dict[str, Callable[[Sequence[MetricRow]], str]] = {"tabletop": _tabletop, "household": _household}
+"""Suites whose headline is a layout of their own; the others lead with their first paper table."""
+
+
+def _first_paper_table(suite: Any, rows: Sequence[MetricRow]) -> str:
+    from heedful.report.formats import cell_parts
+
+    for table in tuple(getattr(suite, "paper_tables", ())):
+        present = table.present(rows)
+        if not present:
+            continue
+        header = [*table.label_columns, *(column.label for column in table.columns)]
+        body = []
+        for labels, by_metric in present:
+            parts = [cell_parts(column, by_metric.get(column.metric)) for column in table.columns]
+            body.append([*labels, *(f"{value} {ci}".rstrip() for value, ci in parts)])
+        return f"{table.title}\n{_aligned([header, *body], len(table.label_columns))}"
+    return ""
+
+
+def _group_lines(measured: Sequence[MetricRow], metrics: Sequence[str]) -> str:
+    """One line per group of a single grouping (not `all`, not `A / B`), the overall block's first metrics."""
+    by_group: dict[str, dict[str, MetricRow]] = {}
+    for row in measured:
+        if row.group != OVERALL and " / " not in row.group:
+            by_group.setdefault(row.group, {})[row.metric] = row
+    if not by_group or not metrics:
+        return ""
+    body = [[group, *(_value(found.get(metric)) for metric in metrics)] for group, found in by_group.items()]
+    return f"per group (values in %)\n{_aligned([['group', *metrics], *body], 1)}"
+
+
+def _value(row: MetricRow | None) -> str:
+    if row is None or row.value is None or not math.isfinite(row.value):
+        return MISSING
+    return f"{100 * row.value:.1f}"
+
+
+def _aligned(table: Sequence[Sequence[str]], left: int) -> str:
+    widths = [max(len(line[i]) for line in table) for i in range(len(table[0]))]
+    lines = []
+    for line in table:
+        cells = [
+            cell.ljust(w) if i < left else cell.rjust(w) for i, (cell, w) in enumerate(zip(line, widths, strict=True))
+        ]
+        lines.append("  " + "   ".join(cells).rstrip())
+    return "\n".join(lines)
