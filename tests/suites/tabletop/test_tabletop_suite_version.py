@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from heedful.errors import RunError
 from heedful.runner import RunSpec, run
-from heedful.runner.manifest import MANIFEST_NAME
 from heedful.suites.tabletop.registry import evaluation_tasks
 from heedful.suites.tabletop.suite import TabletopSuite
 
@@ -17,7 +15,7 @@ SUITE = TabletopSuite()
 OLD = "tabletop/robofollow-v1"
 
 
-def test_resuming_a_run_scored_by_the_old_rules_is_refused(tmp_path: Path) -> None:
+def test_resuming_a_run_scored_by_the_old_rules_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert SUITE.version == "tabletop/robofollow-v2"
     tasks = [t for t in evaluation_tasks() if t.task == "s1_L0_000_pickup"]
     trials = SUITE.episodes_for_run(tasks, {"trials": 1})
@@ -30,10 +28,8 @@ def test_resuming_a_run_scored_by_the_old_rules_is_refused(tmp_path: Path) -> No
         seed=0,
         options={"trials": 1},
     )
-    run(spec, trials, tmp_path / "run", progress=False)
-    manifest = tmp_path / "run" / MANIFEST_NAME
-    stored = json.loads(manifest.read_text())
-    stored["spec"]["suite_version"] = OLD  # as a run made before issue 38 recorded it
-    manifest.write_text(json.dumps(stored))
+    with monkeypatch.context() as before:  # the heedful of before issue 38 made this run
+        before.setattr(TabletopSuite, "version", OLD)
+        run(spec.model_copy(update={"suite_version": OLD}), trials, tmp_path / "run", progress=False)
     with pytest.raises(RunError, match=rf"holds a {OLD} run, but this heedful runs tabletop/robofollow-v2"):
         run(spec, trials, tmp_path / "run", resume=True, progress=False)
