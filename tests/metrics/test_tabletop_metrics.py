@@ -99,9 +99,9 @@ def test_table1_prints_the_chance_rows_under_the_measured_ones() -> None:
         for m in ("intent", "execution", "intent_full", "execution_full", "complete")
     ]
     text = table1(tabletop_metrics(records, resamples=20) + chance)
-    line = next(ln for ln in text.splitlines() if ln.startswith("chance completion"))
+    line = next(ln for ln in text.splitlines() if ln.startswith("blind completion"))
     assert line.replace("|", " ").split()[2] == "25.0"
-    assert "chance" not in table1(tabletop_metrics(records, resamples=20))
+    assert "blind" not in table1(tabletop_metrics(records, resamples=20))
 
 
 def test_binary_rates_get_a_wilson_interval_over_trials_and_means_none() -> None:

@@ -89,7 +89,7 @@ LABELS = {
     "intent_full": "intent-full rate",
     "execution_full": "execution-full rate",
     "complete": "completion rate",
-    "complete_clean": "clean completion rate",
+    "complete_clean": "clean completion",
     "disturbed": "disturbance rate",
 }
 CHANCE_PREFIX = "chance "  # groups of the exact chance level (expected score of the blind branch draw)

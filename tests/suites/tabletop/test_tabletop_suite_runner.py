@@ -157,7 +157,7 @@ def test_controllers_act_step_by_step_until_the_horizon() -> None:
     horizon = TASKS["s1_L0_000_pickup"].horizon
     assert record.status is Status.OK and record.prediction["acting_steps"] == horizon
     assert agent.calls == -(-horizon // 5) and agent.instruction == TASKS["s1_L0_000_pickup"].instruction
-    assert record.scores["intent"] == 0.0 and "never closed" in record.prediction["stages"][0]["detail"]
+    assert record.scores["intent"] == 0.0 and "never went down" in record.prediction["stages"][0]["detail"]
     bad = rollout(trial("s1_L0_000_pickup"), Still(nan=True))
     assert bad.status is Status.PARSE_ERROR and "invalid action" in str(bad.error)
 

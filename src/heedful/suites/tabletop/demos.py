@@ -79,7 +79,11 @@ def record_demo(task: TrainingTask, settings: DemoSettings, index: int) -> tuple
             for _ in range(SETTLE_STEPS):  # Completion asks for a scene at rest at the end (completion.at_rest)
                 rt.step(rt.hold_action())
             traj = rt.trajectory()
-            score = score_trajectory(traj, task.grounded, layout, task.scene)
+            # Judged as a trial is: after holding still (completion needs the scene at rest, issue 38); the
+            # demo itself keeps only the program's steps.
+            for _ in range(JUDGE_AFTER):
+                rt.step(rt.hold_action())
+            score = score_trajectory(rt.trajectory(), task.grounded, layout, task.scene)
             if score.intent >= 1.0 and score.execution >= 1.0 and score.complete and len(traj) > 1:
                 t = len(traj) - 1
                 robot = np.concatenate([traj.tcp_pos, _axis_angles(traj.tcp_quat), _fingers(traj.gripper_opening)], 1)
@@ -98,6 +102,9 @@ def record_demo(task: TrainingTask, settings: DemoSettings, index: int) -> tuple
         finally:
             rt.close()
     raise GenerationError(f"the expert failed demo {index} of {task.label} in {MAX_ATTEMPTS} perturbations")
+
+
+JUDGE_AFTER = 10  # hold steps after the program before the demo is judged
 
 
 def _axis_angles(quats: np.ndarray) -> np.ndarray:

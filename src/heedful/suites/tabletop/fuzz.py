@@ -6,7 +6,8 @@ until the task's horizon: the expert's program for the task (whole or cut short)
 arguments (pick, place on / in / at / beside any object, push any object any way, carry along random
 waypoints, rotate, go home), and free motions (descend over any object to a random height, close or open
 anywhere, lift, carry to a random point or over any object at a random height, lower onto whatever is
-below, wait). Programs often start with the expert's, so completed tasks followed by extra actions are
+below, wait), and moves at the tolerances' edges (hold just off an object's center just above its top;
+nudge any object 0.5-5 cm). Programs often start with the expert's, so completed tasks followed by extra actions are
 common. `fuzz_trial` is deterministic in (task, trial, seed).
 
     from heedful.suites.tabletop.fuzz import fuzz_trial
@@ -34,7 +35,7 @@ from heedful.suites.tabletop.scoring import TrialScore, score_trajectory
 from heedful.suites.tabletop.skillcalls import SkillCall, execute
 from heedful.suites.tabletop.verifier import Verdict, verify
 
-OPS = ("expert", "skill", "skill", "descend", "grip", "lift", "carry", "lower", "wait", "home")
+OPS = ("expert", "skill", "skill", "descend", "grip", "lift", "carry", "lower", "wait", "home", "near", "nudge")
 DIRECTIONS = ("left", "right", "forward", "backward")
 RELATIONS = ("left_of", "right_of", "behind", "in_front_of")
 
@@ -134,6 +135,14 @@ def _free_motion(rng: np.random.Generator, rt: TrialRuntime, op: str) -> motion.
             xy = np.array(_point(rng))
         z = float(rng.uniform(0.03, 0.22))
         return (yield from motion.move_to(sim, (float(xy[0]), float(xy[1]), z), motion.tool_yaw(sim), grip))
+    if op == "near":  # over any object, just off its center, lowered to just above its top: the tolerances' edges
+        name = str(rng.choice(names))
+        xy = xy_of(sim, name) + rng.normal(0.0, 0.03, size=2)
+        held = sim.held_object()
+        hang = float(here[2]) - (float(sim.object_pose(held)[2]) if held else float(here[2]))
+        z = top_of(sim, name) + float(rng.uniform(0.0, 0.05)) + max(hang, 0.0) + 0.02
+        yield from motion.go_above(sim, xy, travel_height(sim), motion.tool_yaw(sim), grip)
+        return (yield from motion.move_to(sim, (float(xy[0]), float(xy[1]), z), motion.tool_yaw(sim), grip, speed=0.3))
     if op == "lower":
         z = max(0.012, float(here[2]) - float(rng.uniform(0.02, 0.15)))
         return (
@@ -166,6 +175,11 @@ def run_program(rng: np.random.Generator, rt: TrialRuntime, task: TabletopTask, 
             c = _random_skill(rng, layout)
             execute(c, rt.skills)
             done.append(c.text())
+        elif op == "nudge":  # a small push of any object: 0.5-5 cm, the tolerances' edges
+            name = str(rng.choice([n for n in rt.sim.object_names if layout.obj(n).shape != "label"]))
+            dist = round(float(rng.uniform(0.005, 0.05)), 3)
+            execute(_call("push", object=name, direction=str(rng.choice(DIRECTIONS)), distance=dist), rt.skills)
+            done.append(f"nudge {name} {dist}")
         elif op == "home":
             execute(_call("go_home", open_gripper=bool(rng.random() < 0.7)), rt.skills)
             done.append("go_home")
