@@ -19,7 +19,6 @@ import numpy as np
 from heedful.errors import ConfigError, GenerationError
 from heedful.seeding import derive_seed
 from heedful.sims.tabletop.config import RenderConfig
-from heedful.suites.tabletop.completion import REST_ROWS
 from heedful.suites.tabletop.demo_file import (
     DEMO_FORMAT,
     Demo,
@@ -55,10 +54,6 @@ class DemoSettings:
         return {"format": DEMO_FORMAT, **self.__dict__}
 
 
-SETTLE_STEPS = 2 * REST_ROWS
-"""Control steps the demo holds still after the expert's program, as an evaluated trial idles to its horizon."""
-
-
 def record_demo(task: TrainingTask, settings: DemoSettings, index: int) -> tuple[Demo, int]:
     """Run the expert for demo `index` of `task`; returns the demo and how many attempts were rejected.
 
@@ -76,8 +71,6 @@ def record_demo(task: TrainingTask, settings: DemoSettings, index: int) -> tuple
         try:
             for call in program(task.grounded, layout):
                 execute(call, rt.skills)
-            for _ in range(SETTLE_STEPS):  # Completion asks for a scene at rest at the end (completion.at_rest)
-                rt.step(rt.hold_action())
             traj = rt.trajectory()
             # Judged as a trial is: after holding still (completion needs the scene at rest, issue 38); the
             # demo itself keeps only the program's steps.
