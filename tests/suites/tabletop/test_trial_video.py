@@ -6,6 +6,7 @@ get a typed error that says why, never a video."""
 from __future__ import annotations
 
 import shutil
+import sqlite3
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,7 @@ import pytest
 
 from heedful.cli.main import main
 from heedful.records import Status
-from heedful.runner.manifest import read_manifest, write_manifest
+from heedful.runner.manifest import RunSpec, read_manifest, run_identity, write_manifest
 from heedful.runner.store import RunStore, load_run
 from heedful.suites.tabletop.trial_video import GIF_FRAMES
 
@@ -50,6 +51,16 @@ def frames(path: Path) -> np.ndarray:
     return np.stack([np.asarray(frame) for frame in imageio.mimread(path, memtest=False)])
 
 
+def respec(run: Path, spec: RunSpec) -> None:
+    """Give the run `spec`, written as a careful editor would: with its identity and digests recomputed (readers
+    refuse a casual edit; what the video maker does with such a run is tested here)."""
+    identity = run_identity(spec)
+    with sqlite3.connect(run / "records.sqlite") as conn:  # the records re-stamped as the new run's
+        conn.execute("UPDATE records SET producer = ?", (identity,))
+    conn.close()
+    write_manifest(run, read_manifest(run).model_copy(update={"spec": spec, "run_identity": identity}))
+
+
 def edited_copy(run: Path, out: Path, **update: object) -> Path:
     """A copy of `run` whose record of TRIAL has the fields `update` gives."""
     shutil.copytree(run, out)
@@ -57,6 +68,8 @@ def edited_copy(run: Path, out: Path, **update: object) -> Path:
     record = next(r for r in records if r.episode_id == TRIAL)
     with RunStore(out) as store:
         store.put(record.model_copy(update=update), producer=manifest.run_identity)
+        # resealed as a forger would (readers refuse a casual edit): what the replay does is tested here
+        write_manifest(out, manifest.model_copy(update={"records_digest": store.digest()}))
     return out
 
 
@@ -118,10 +131,7 @@ def test_a_controller_that_cannot_be_rerun_gets_a_note_that_says_how_to_get_a_vi
     shutil.copytree(runs["memorizer"], copy)
     manifest = read_manifest(copy)
     down = {"url": "ws://127.0.0.1:9", "connect_timeout": 2.0, "connect_retries": 0}  # a policy server that is down
-    write_manifest(
-        copy,
-        manifest.model_copy(update={"spec": manifest.spec.model_copy(update={"agent": "remote", "agent_args": down})}),
-    )
+    respec(copy, manifest.spec.model_copy(update={"agent": "remote", "agent_args": down}))
     videos = TrialVideos(copy)
     for _ in range(2):  # the second trial gets the note at once, not after another connection attempt
         with pytest.raises(TrialVideoError, match=r"agent remote .* cannot be re-run here.*could not connect.*--video"):
@@ -142,8 +152,7 @@ def test_a_trial_without_a_trajectory_or_record_or_with_another_dataset_gets_a_n
     other = tmp_path / "other"
     shutil.copytree(runs["blind"], other)
     manifest = read_manifest(other)
-    spec = manifest.spec.model_copy(update={"dataset_hash": "sha256:" + "0" * 64})
-    write_manifest(other, manifest.model_copy(update={"spec": spec}))
+    respec(other, manifest.spec.model_copy(update={"dataset_hash": "sha256:" + "0" * 64}))
     with pytest.raises(TrialVideoError, match="it is not the run's; pass the run's dataset"):
         TrialVideos(other).write(TRIAL, tmp_path / "trial.mp4")
 

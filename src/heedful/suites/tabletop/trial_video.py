@@ -29,6 +29,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from heedful.capabilities import capabilities
 from heedful.errors import AgentInterfaceError, AgentTimeoutError, ConfigError, MissingDependencyError, RunError
 from heedful.records import Record
 from heedful.replies import AgentReply
@@ -231,6 +232,9 @@ class TrialVideos:
             try:
                 agent = build_agent(self.agent_class, self.spec.agent, self.spec.agent_args)
                 fit_agent(agent, self.suite.training_episodes(list(self._task_table().values())))
+                # as a run does before its first trial: a remote agent connects here, and learns whether its
+                # server asks for the trial (its `privileged` declaration follows from that)
+                capabilities(agent).description()
             except (AgentInterfaceError, AgentTimeoutError, MissingDependencyError, ConfigError, OSError) as exc:
                 error = self._cannot_rerun(exc)
                 self._agent_error = str(error)
