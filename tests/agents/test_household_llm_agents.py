@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "suites" / "household"))
@@ -25,6 +26,7 @@ from heedful.records import Status
 from heedful.sims.household.vision import HEADINGS
 from heedful.suites.base import RolloutContext
 from heedful.suites.household.executors import FOLLOW_CHUNK
+from heedful.suites.household.model import HouseholdEpisode
 from heedful.suites.household.observation import HouseholdObservation
 from heedful.suites.household.rollout import run_episode
 from heedful.suites.household.suite import HouseholdSuite
@@ -136,8 +138,18 @@ def test_the_episode_ends_after_15_model_calls() -> None:
     assert two.ended_by == "model_call_limit" and [q["kind"] for q in two.queries] == ["evidence"]
 
 
+def longest_walk() -> HouseholdEpisode:
+    """The ambiguous S_hum episode whose human walks farthest (several 20-step chunks of following)."""
+
+    def walk(ep: HouseholdEpisode) -> float:
+        (x0, y0), (x1, y1) = ep.human.start, ep.human.destination or ep.human.start
+        return float(np.hypot(x1 - x0, y1 - y0))
+
+    return max((ep for ep in small_episodes() if ep.task_type == "s_hum" and ep.ambiguous), key=walk)
+
+
 def test_the_reasoner_asks_for_evidence_again_after_every_20_steps_of_following() -> None:
-    episode = first("s_hum", True)
+    episode = longest_walk()
 
     def unsure(user: str) -> str:
         if "high level plan" in user:
