@@ -93,7 +93,7 @@ class SessionAgent:
             "response_tokens": {"prompt": result.prompt_tokens, "completion": result.completion_tokens},
         }
         server = self.session.answered_by(completion)
-        if server is not None:  # a pool: the record names the server that answered
+        if server is not None:  # an external server or a pool's: the record names the server that answered
             info["server"] = server
         return AgentReply(text=result.text, usage=dict(completion.usage), info=info)
 

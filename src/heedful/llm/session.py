@@ -237,11 +237,12 @@ class LLMSession:
         return backend if isinstance(backend, ServerPoolBackend) else None
 
     def answered_by(self, completion: Completion) -> str | None:
-        """The pool's server that answered `completion` in this thread (None: one server, or the cache answered)."""
-        pool = self.pool()
-        if pool is None or completion.usage.get("cache_hits", 0):
+        """The server that answered `completion` in this thread: a pool's server, or the one --base-url server
+        (None: the cache answered, or the embedded model did, which the manifest names)."""
+        if completion.usage.get("cache_hits", 0):
             return None
-        return pool.last_server
+        pool = self.pool()
+        return pool.last_server if pool is not None else self.base_url
 
     def server_counts(self) -> dict[str, dict[str, Any]]:
         """A pool's per-server answered / failed / out-of-rotation counts (empty for one server)."""
