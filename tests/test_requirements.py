@@ -97,7 +97,10 @@ def test_a_command_without_its_optional_module_gives_one_line_never_a_traceback(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    monkeypatch.setitem(sys.modules, hidden, None)
+    # the module and any submodule an earlier test in this process imported (a cached lerobot.datasets... would
+    # still import, and the command would record every demo before it failed)
+    for name in [hidden, *(m for m in sys.modules if m.startswith(hidden + "."))]:
+        monkeypatch.setitem(sys.modules, name, None)
     monkeypatch.chdir(tmp_path)
     assert main([str(tiny_run) if a == "RUN" else a for a in args]) == 2
     err = capsys.readouterr().err
