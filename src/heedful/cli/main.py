@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import signal
 import sqlite3
 import sys
-import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Any
 
 from heedful.cli.command_table import COMMANDS
 from heedful.cli.parser import CliUsageError, Parser
 from heedful.errors import HeedfulError
+from heedful.signals import sigterm_as_interrupt
 
 DESCRIPTION = """\
 heedful measures whether embodied agents actually follow instructions.
@@ -82,30 +80,13 @@ def _interrupted_line(command: str | None) -> str:
     return f"{head}; {keeps}" if keeps else head
 
 
-@contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """SIGTERM (a scheduler's cancel, `kill`) stops every command like Ctrl-C: its clean-up runs, its message prints."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt(f"signal {signum}")
-
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (heedful.outcome: 0 ok, 2 usage or input error, 3 budget,
     4 unscored episodes, 5 incomplete, 6 aborted, 130 interrupted; docs/exit-codes.md)."""
     given = list(sys.argv[1:] if argv is None else argv)
     command = given[0] if given and not given[0].startswith("-") else None
     try:
-        with _sigterm_as_interrupt():
+        with sigterm_as_interrupt():
             return _main(given)
     except KeyboardInterrupt:
         print(_interrupted_line(command), file=sys.stderr)

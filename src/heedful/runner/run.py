@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import importlib
 import os
-import signal
 import sys
-import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -36,6 +34,7 @@ from heedful.runner.resume import open_manifest
 from heedful.runner.store import RunStore
 from heedful.sampling import sample_positions
 from heedful.seeding import derive_rng
+from heedful.signals import sigterm_as_interrupt
 from heedful.suites.base import Suite
 from heedful.suites.lazy_episodes import episode_ids, sample_units
 from heedful.suites.registry import get_suite
@@ -163,7 +162,7 @@ def run(
                 )
             _check_training(agent, _training(suite, agent, episodes if train is None else train), episodes)
             _make_run_dir(run_dir)
-            with RunLock(run_dir), _sigterm_as_interrupt():
+            with RunLock(run_dir), sigterm_as_interrupt():
                 manifest = open_manifest(spec, run_dir, resume, declared.description(), workers, declared.session_args)
                 chosen = tuple(selected_positions(spec, suite, episodes))
                 planned = len(chosen)
@@ -333,23 +332,6 @@ def _make_run_dir(run_dir: Path) -> None:
         run_dir.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise RunError(f"cannot create run directory {run_dir}: {err.strerror}; choose another --out") from err
-
-
-@contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """SIGTERM (a scheduler's cancel, `kill`) stops the run like Ctrl-C: records kept, manifest `interrupted`."""
-    if threading.current_thread() is not threading.main_thread():
-        yield  # signal handlers can only be set from the main thread
-        return
-
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt(f"signal {signum}")
-
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def selected_positions(spec: RunSpec, suite: Suite, episodes: Sequence[Any]) -> list[int]:
