@@ -20,7 +20,7 @@ import signal
 import threading
 import time
 import traceback
-from collections.abc import Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -152,12 +152,29 @@ def _threaded(
     suite: Suite, agent: Any, queue: Iterator[tuple[int, Any]], spec: RunSpec, concurrency: int
 ) -> Iterator[Record]:
     executor = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="heedful-rollout")
+
+    def submit(item: tuple[int, Any]) -> Future[Record]:
+        return executor.submit(rollout_one, suite, agent, item[1], item[0], spec)
+
+    yield from bounded_in_flight(executor, queue, concurrency, submit)
+
+
+def bounded_in_flight(
+    executor: ThreadPoolExecutor,
+    items: Iterator[tuple[int, Any]],
+    limit: int,
+    submit: Callable[[tuple[int, Any]], Future[Record]],
+) -> Iterator[Record]:
+    """The records of `submit(item)` for every item, at most `limit` in flight, each yielded as it finishes. When one
+    raises (a budget stop, a suite bug), nothing new is submitted; those in flight finish and are yielded, then the
+    error is re-raised. The executor is shut down at the end, or when the caller stops early (Ctrl-C, close): nothing
+    new starts, and threads in flight end with their request."""
     pending: set[Future[Record]] = set()
     error: BaseException | None = None
     try:
         while True:
-            while error is None and len(pending) < concurrency and (item := next(queue, None)) is not None:
-                pending.add(executor.submit(rollout_one, suite, agent, item[1], item[0], spec))
+            while error is None and len(pending) < limit and (item := next(items, None)) is not None:
+                pending.add(submit(item))
             if not pending:
                 break
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
@@ -170,7 +187,6 @@ def _threaded(
         if error is not None:
             raise error
     finally:
-        # Interrupted or closed early: start nothing new; threads in flight end with their request.
         executor.shutdown(wait=False, cancel_futures=True)
 
 

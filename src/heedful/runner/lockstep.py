@@ -26,7 +26,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -216,7 +216,7 @@ def lockstep_rollouts(
     When a rollout raises (a budget stop, a suite bug), no new episode starts; those in flight finish and are
     yielded, then the error is re-raised.
     """
-    from heedful.runner.backends import rollout_one  # imported here: backends imports this module
+    from heedful.runner.backends import bounded_in_flight, rollout_one  # here: backends imports this module
 
     declared = capabilities(agent)
     check_batchable(agent, batch)
@@ -237,25 +237,11 @@ def lockstep_rollouts(
             batcher.leave()
 
     executor = ThreadPoolExecutor(max_workers=batch, thread_name_prefix="heedful-lockstep")
-    pending: set[Future[Record]] = set()
-    error: BaseException | None = None
-    try:
-        while True:
-            while error is None and len(pending) < batch and (item := next(items, None)) is not None:
-                batcher.enter()
-                future = executor.submit(one, item[0], item[1])
-                future.add_done_callback(left_if_cancelled)
-                pending.add(future)
-            if not pending:
-                break
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                failure = future.exception()
-                if failure is None:
-                    yield future.result()
-                elif error is None:
-                    error = failure
-        if error is not None:
-            raise error
-    finally:
-        executor.shutdown(wait=False, cancel_futures=True)
+
+    def submit(item: tuple[int, Any]) -> Future[Record]:
+        batcher.enter()
+        future = executor.submit(one, item[0], item[1])
+        future.add_done_callback(left_if_cancelled)
+        return future
+
+    yield from bounded_in_flight(executor, items, batch, submit)
