@@ -25,6 +25,7 @@ from heedful.suites.household.tasks import (
     human_in_view,
     near_receptacle,
     random_pose,
+    relocation,
     sample_goal,
     satisfies,
     spec_of,
@@ -115,19 +116,9 @@ def sample_s_obj(ctx: HouseContext, ambiguous: bool, rng: np.random.Generator) -
     humans = carrying_humans(ctx, obj.receptacle, [to_receptacle[room].id for room in fits])
     pose = watch_pose(ctx, humans, rng)
     room = uniform_goal(fits, rng)
-    rec, (x, y) = to_receptacle[room], spots[room]
-    taken.append((x, y))
-    target = Relocation(
-        object_id=obj.id,
-        category=obj.category,
-        from_receptacle=obj.receptacle,
-        to_receptacle=rec.id,
-        x=x,
-        y=y,
-        place=spec_of(place),
-        statement=lang.moved_statement(obj.category, place),
-        candidate_rooms=fits,
-    )
+    rec, spot = to_receptacle[room], spots[room]
+    taken.append(spot)
+    target = relocation(obj, rec, spot, place, fits)
     moved = [target, *distractors(ctx, obj.category, taken, rng)]
     moved.sort(key=lambda r: int(r.object_id[1:]))
     return Draft(

@@ -182,13 +182,20 @@ def relocate(
     place, fits = choose_phrase(ctx, rec.room, rec.category, ambiguous, rng)
     x, y = free_spot_on(rec, taken, rng)
     taken.append((x, y))
+    return relocation(obj, rec, (x, y), place, fits)
+
+
+def relocation(
+    obj: ObjectSpec, rec: ReceptacleSpec, spot: tuple[float, float], place: lang.Place, fits: tuple[int, ...]
+) -> Relocation:
+    """`obj` moved onto `rec` at `spot`, the human's words naming `place` (which fits the rooms `fits`)."""
     return Relocation(
         object_id=obj.id,
         category=obj.category,
         from_receptacle=obj.receptacle,
         to_receptacle=rec.id,
-        x=x,
-        y=y,
+        x=spot[0],
+        y=spot[1],
         place=spec_of(place),
         statement=lang.moved_statement(obj.category, place),
         candidate_rooms=fits,
