@@ -225,6 +225,10 @@ class ServeProcess:
             )
         self.url = line.split()[2]
         self.model = line.split()[4]
+        # Read both pipes from now on: a full pipe would block the server mid-request.
+        self.output: list[str] = []
+        for pipe in (self.process.stdout, self.process.stderr):
+            threading.Thread(target=self.output.extend, args=(pipe,), daemon=True).start()
 
     @property
     def host_port(self) -> str:

@@ -22,7 +22,8 @@ from heedful.runner import load_run
 
 pytestmark = pytest.mark.llm
 
-THREADS = "2"
+THREADS = "1"  # one llama.cpp thread: two test workers each running a model on 2 cores stay at 2 threads
+MODEL_THREADS = ["--agent-arg", f"threads={THREADS}"]
 AGENTS = ("reasoner", "prompter")
 COMMON = ["--limit", "3", "--max-tokens", "32", "--no-progress"]
 
@@ -64,7 +65,7 @@ def embedded(household_tiny: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     starts = EmbeddedServer.starts
     cache = root / "cache.sqlite"
     codes = {
-        agent: main(run_args(agent, household_tiny, root / agent, "--cache", str(cache), "--agent-arg", "threads=2"))
+        agent: main(run_args(agent, household_tiny, root / agent, "--cache", str(cache), *MODEL_THREADS))
         for agent in AGENTS
     }
     return {"codes": codes, "root": root, "cache": cache, "starts": EmbeddedServer.starts - starts}
@@ -107,7 +108,7 @@ def test_constrained_mode_makes_the_embedded_model_answer_in_the_format(
 ) -> None:
     second_questions = 0
     for agent in AGENTS:
-        short = ["--agent-arg", "max_model_calls=2", "--agent-arg", "reasoning_chars=60", "--agent-arg", "threads=2"]
+        short = ["--agent-arg", "max_model_calls=2", "--agent-arg", "reasoning_chars=60", *MODEL_THREADS]
         out = tmp_path / agent
         args = run_args(agent, household_tiny, out, "--constrain", "--cache", str(tmp_path / "cache.sqlite"), *short)
         args += ["--limit", "2"]  # 2 episodes, not 3: the constrained format is the point here, not the score
@@ -132,7 +133,7 @@ def test_a_rerun_from_the_cache_makes_no_model_call(
     starts = EmbeddedServer.starts
     for agent in AGENTS:
         args = run_args(agent, household_tiny, tmp_path / agent, "--cache", str(embedded["cache"]))
-        assert main([*args, "--agent-arg", "threads=2"]) == 0
+        assert main([*args, *MODEL_THREADS]) == 0
         again = records(tmp_path / agent)
         assert all(r.usage["model_calls"] == 0 and r.usage["cache_hits"] == r.usage["requests"] for r in again)
         first = records(embedded["root"] / agent)

@@ -29,7 +29,7 @@ from heedful.suites.decisions.suite import DecisionsSuite
 
 pytestmark = pytest.mark.llm
 
-THREADS = "2"
+THREADS = "1"  # one llama.cpp thread: two test workers each running a model on 2 cores stay at 2 threads
 LIMIT = "4"
 COMMON = ["--limit", LIMIT, "--max-tokens", "48", "--no-progress"]
 

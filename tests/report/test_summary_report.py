@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from itertools import pairwise
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -55,6 +56,15 @@ def test_labels_and_compare_name_the_options_in_which_runs_differ(
     assert main(["compare", *map(str, two_runs), "--resamples", "100"]) == 0
     head = capsys.readouterr().out.splitlines()[:4]
     assert head[2] == "the runs differ in: mask (A (default), B true)"
+
+
+def test_a_label_leaves_out_where_the_outputs_went() -> None:
+    def manifest(options: dict[str, object]) -> SimpleNamespace:
+        return SimpleNamespace(spec=SimpleNamespace(agent="oracle", options=options, agent_args={}), agent={})
+
+    runs = [manifest({"trials": 2}), manifest({"trials": 2, "video_dir": "/tmp/a/very/long/path/videos"})]
+    assert short_labels(runs, ["plain", "video"]) == ["oracle [plain]", "oracle [video]"]
+    assert short_labels([runs[0], manifest({"trials": 1})], ["a", "b"]) == ["oracle (trials=2)", "oracle (trials=1)"]
 
 
 def test_each_suites_reference_level_is_named_for_what_it_is() -> None:

@@ -14,13 +14,15 @@ from pathlib import Path
 from typing import Any
 
 MISSING = "(default)"
+# Options that choose where outputs go, not what is measured: two runs differing only there measured the same thing.
+OUTPUT_ONLY = frozenset({"video_dir"})
 
 
 def settings(manifest: Any) -> dict[str, str]:
     """A run's options and agent arguments, each as short text (options first; an agent argument that names the
     same key as an option is prefixed `agent.`)."""
     spec = manifest.spec
-    found = {str(key): _text(value) for key, value in dict(spec.options).items()}
+    found = {str(key): _text(value) for key, value in dict(spec.options).items() if key not in OUTPUT_ONLY}
     for key, value in dict(spec.agent_args).items():
         found[f"agent.{key}" if key in found else str(key)] = _text(value)
     return found

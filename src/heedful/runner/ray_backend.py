@@ -39,6 +39,8 @@ MAX_TRIES = 3
 """Deaths of a worker while it ran an episode before the episode is recorded as crashed."""
 IN_FLIGHT = 2
 """Chunks queued per worker while work is plenty: the next chunk is already there when one finishes."""
+RESTARTED = "restarted"
+"""The key of a chunk's answer from a restarted actor that has not been set up yet: the chunk is sent again."""
 WAIT_S = 0.5
 """Longest wait on the cluster between checks (Ctrl-C is handled at once either way)."""
 NO_WORKER_TIMEOUT_S = 300.0
@@ -90,7 +92,11 @@ class RayWorker:
         return {"pid": os.getpid(), "node_id": ray.get_runtime_context().get_node_id()}
 
     def run_chunk(self, items: list[tuple[int, str]]) -> dict[str, Any]:
-        """Roll out (index, episode JSON) pairs: `{"records": [record JSON, ...]}` or `{"error": traceback}`."""
+        """Roll out (index, episode JSON) pairs: `{"records": [record JSON, ...]}` or `{"error": traceback}`, or
+        `{"restarted": true}` from a restarted process not yet set up (the driver sent the chunk before it learnt
+        of the death; it sets the actor up again and sends the chunk anew)."""
+        if not self.started:
+            return {RESTARTED: True}
         return backends._run_chunk(items)
 
 
@@ -311,6 +317,8 @@ class _Driver:
             actor.pending.remove(ref)
             actor.spared.discard(ref)
             actor.blamed.discard(ref)
+        if result.get(RESTARTED):
+            return self._died(actor, chunk, charged=False, err=RuntimeError("restarted"))
         if "error" in result:
             return RunError(f"a Ray worker failed:\n{result['error']}")
         return [Record.model_validate_json(text) for text in result["records"]]
