@@ -10,9 +10,12 @@ Trials are spread round-robin over each scene's tasks (all levels) and the 10 tr
 seed is `--seed` + the trial's index, so a run is deterministic and splits over workers freely.
 Exit status 1 when any disagreement was found.
 
-`--mutants` instead measures the fuzzer's power: on the same trials it scores every trajectory with
-verifiers whose one number is nudged (`MUTANTS`), and counts the trials on which each mutant disagrees with
-the scorer. A mutant that no trial exposes marks a rule the fuzzer does not exercise.
+Every trial's trajectory is also edited into boundary probes (`fuzz_edges.py`: copies just inside and just
+outside each threshold of the specification); a probe on which the two disagree counts as a disagreement of
+its trial. `--mutants` instead measures the fuzzer's power: on the same trials and probes it scores every
+trajectory with a scorer or a verifier whose one threshold is moved (`fuzz_mutants.MUTANTS`), and counts the
+trials on which each mutant disagrees with the other implementation. A mutant that no trial exposes marks
+a rule the fuzzer does not exercise.
 """
 
 from __future__ import annotations
@@ -25,11 +28,12 @@ from collections import Counter, defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict
 
-from heedful.suites.tabletop import verifier
-from heedful.suites.tabletop.fuzz import FuzzResult, compare, describe, fuzz_trajectory, fuzz_trial
+from heedful.suites.tabletop.fuzz import FuzzResult, describe, fuzz_trajectory, fuzz_trial, probes_of, scorer_view
+from heedful.suites.tabletop.fuzz_mutants import MUTANTS, mutated
 from heedful.suites.tabletop.model import SCENES
 from heedful.suites.tabletop.registry import evaluation_tasks
 from heedful.suites.tabletop.scoring import score_trajectory
+from heedful.suites.tabletop.verifier import verify
 
 
 def plan(trials_per_scene: int, seed: int, scenes: tuple[int, ...]) -> list[tuple[str, int, int]]:
@@ -42,22 +46,8 @@ def plan(trials_per_scene: int, seed: int, scenes: tuple[int, ...]) -> list[tupl
     return jobs
 
 
-MUTANTS: dict[str, tuple[str, float]] = {
-    "down at: 0.015 -> 0.03 m above the top": ("DOWN", 0.03),
-    "put down gap: 0.03 -> 0.05 m": ("PUT_DOWN_GAP", 0.05),
-    "drop heading radius: 0.10 -> 0.15 m": ("HEAD_R", 0.15),
-    "support gap: 0.01 -> 0.02 m": ("SUPPORT", 0.02),
-    "on the table: 0.01 -> 0.02 m": ("TABLE", 0.02),
-    "at rest: 0.02 -> 0.05 m/s": ("REST_V", 0.05),
-    "reference may move: 0.02 -> 0.05 m": ("REF_D", 0.05),
-    "unexplained motion: 0.02 -> 0.05 m": ("LOOSE_D", 0.05),
-    "grace rows: 10 -> 3": ("GRACE_ROWS", 3),
-    "disturbance: 0.03 -> 0.05 m": ("DIST_XY", 0.05),
-}
-
-
 def mutant_chunk(chunk: list[tuple[str, int, int]]) -> list[tuple[str, int, int, list[str]]]:
-    """Per trial: the mutants that disagree with the scorer on it."""
+    """Per trial: the mutants that disagree with the other implementation on it or on one of its probes."""
     tasks = {t.task: t for t in evaluation_tasks()}
     out = []
     for name, trial, seed in chunk:
@@ -65,16 +55,23 @@ def mutant_chunk(chunk: list[tuple[str, int, int]]) -> list[tuple[str, int, int,
         traj, layout, _ = fuzz_trajectory(task, trial, seed)
         if traj is None:
             continue
-        score = score_trajectory(traj, task.grounded, layout, task.scene)
+        cases = [traj] + [p for _, p in probes_of(traj, task, layout, trial, seed)]
+        g, scene = task.grounded, task.scene
+        base = [
+            (scorer_view(score_trajectory(c, g, layout, scene)), verify(c, g, layout, scene).comparable())
+            for c in cases
+        ]
         caught = []
-        for label, (const, value) in MUTANTS.items():
-            saved = getattr(verifier, const)
-            setattr(verifier, const, value)
-            try:
-                if compare(score, verifier.verify(traj, task.grounded, layout, task.scene)):
-                    caught.append(label)
-            finally:
-                setattr(verifier, const, saved)
+        for m in MUTANTS:
+            for c, (mine, theirs) in zip(cases, base, strict=True):
+                with mutated(m):
+                    if m.module == "verifier":
+                        moved, other = verify(c, g, layout, scene).comparable(), mine
+                    else:
+                        moved, other = scorer_view(score_trajectory(c, g, layout, scene)), theirs
+                if moved != other:
+                    caught.append(m.label)
+                    break
         out.append((name, trial, seed, caught))
     return out
 
@@ -98,11 +95,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.mutants:
         with ProcessPoolExecutor(max(args.workers, 1)) as pool:
             found = [r for done in pool.map(mutant_chunk, chunks) for r in done]
-        for label in MUTANTS:
-            hits = [r for r in found if label in r[3]]
+        for m in MUTANTS:
+            hits = [r for r in found if m.label in r[3]]
             example = f" (e.g. {hits[0][0]} trial {hits[0][1]} seed {hits[0][2]})" if hits else ""
-            print(f"{label:42} caught on {len(hits):5d} of {len(found)} trials{example}")
-        return 0
+            print(f"{m.label:52} caught on {len(hits):5d} of {len(found)} trials{example}")
+        return 0 if all(any(m.label in r[3] for r in found) for m in MUTANTS) else 1
     start = time.perf_counter()
     results: list[FuzzResult] = []
     if args.workers > 1:
@@ -123,17 +120,28 @@ def main(argv: list[str] | None = None) -> int:
         c["complete"] += bool(r.scorer.get("complete"))
         c["intent_full"] += r.scorer.get("intent") == 1.0
         c["disturbed"] += bool(r.scorer.get("disturbed"))
-        c["disagreements"] += bool(r.diffs)
-    bad = [r for r in results if r.diffs]
+        c["probes"] += r.probes
+        c["probe_disagreements"] += len(r.probe_diffs)
+        c["disagreements"] += bool(r.diffs or r.probe_diffs)
+    bad = [r for r in results if r.diffs or r.probe_diffs]
     for r in bad:
         print("DISAGREEMENT", describe(r))
     for r in results:
         if r.error:
             print("ERROR", r.task, r.trial, r.seed, r.error)
-    print(f"{'scene':6} {'trials':>7} {'errors':>7} {'complete':>9} {'intent=1':>9} {'disturbed':>10} {'disagree':>9}")
+    keys = (
+        "trials",
+        "errors",
+        "complete",
+        "intent_full",
+        "disturbed",
+        "probes",
+        "probe_disagreements",
+        "disagreements",
+    )
+    print(f"{'scene':6} " + " ".join(f"{k:>{max(len(k), 7)}}" for k in keys))
     for scene, c in sorted(per_scene.items()):
-        row = (c["trials"], c["errors"], c["complete"], c["intent_full"], c["disturbed"], c["disagreements"])
-        print(f"{scene:6} {row[0]:7d} {row[1]:7d} {row[2]:9d} {row[3]:9d} {row[4]:10d} {row[5]:9d}")
+        print(f"{scene:6} " + " ".join(f"{c[k]:>{max(len(k), 7)}d}" for k in keys))
     print(
         f"{len(results)} trials in {seconds:.0f} s with {args.workers} workers: {len(results) / seconds:.2f} trials/s"
     )

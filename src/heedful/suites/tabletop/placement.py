@@ -76,6 +76,7 @@ from heedful.suites.tabletop.stages import (
 HEADING_DEG = 30.0
 HEAD_RADIUS = 0.10  # a drop in the air heads for the goal only if the object lands this near it
 NEAR_OTHER = 0.02  # "over another object": within its footprint radius plus this
+STAGE_TABLE = 0.02  # placement execution: the source's bottom at most this high after settling (on the table)
 PUT_DOWN = 0.03  # lowered to at most this far above its support: put down (or offered), not carried
 
 
@@ -178,7 +179,7 @@ def relative_stage(tr: Track, g: Grounded, weight: float) -> StageVerdict:
     bottom = tr.bottom(g.source, s)
     detail = f"{why}; {relation_angle(v, g.relation):.0f} deg from {g.relation} {g.target}, "
     detail += f"{float(np.linalg.norm(v)):.3f} m away, bottom at {bottom:.3f} m"
-    return StageVerdict("place", weight, intent, placed and bottom <= 0.02 and c.release is not None, detail)
+    return StageVerdict("place", weight, intent, placed and bottom <= STAGE_TABLE and c.release is not None, detail)
 
 
 def _relative_goal(tr: Track, g: Grounded, c: Carry) -> NDArray[np.float64]:
@@ -242,7 +243,7 @@ def slot_stage(tr: Track, g: Grounded, weight: float) -> StageVerdict:
         return _never("slot", weight)
     s = tr.settle(c.end)
     off = float(np.linalg.norm(tr.xy(g.source, s) - tr.xy(g.target, s)))
-    on_table = tr.bottom(g.source, s) <= 0.02
+    on_table = tr.bottom(g.source, s) <= STAGE_TABLE
     intent, why = aim(tr, g, c, _within(tr, g, 0.07), tr.xy(g.target, c.grasp))
     done = c.release is not None and off <= 0.05 and on_table
     return StageVerdict("slot", weight, intent, done, f"{why}; settled {off:.3f} m off the slot")
@@ -271,7 +272,7 @@ def label_stage(tr: Track, g: Grounded, weight: float) -> StageVerdict:
     intent, why = aim(tr, g, c, at_goal, tr.xy(g.target, c.grasp))
     last = tr.last
     done = c.release is not None and on_label(tr, tr.xy(g.source, last), g.target, last, 0.0)
-    done = done and tr.bottom(g.source, last) <= 0.02
+    done = done and tr.bottom(g.source, last) <= STAGE_TABLE
     return StageVerdict("label", weight, intent, done, f"{why}; on {g.target} at the end: {done}")
 
 
