@@ -107,6 +107,9 @@ def main(argv: list[str] | None = None) -> int:
             for done in pool.map(run_chunk, chunks):
                 results += done
                 print(f"{len(results)}/{len(jobs)} trials", file=sys.stderr, flush=True)
+                for r in done:  # as they come, so a long run can be stopped at the first one
+                    if r.diffs or r.probe_diffs:
+                        print("FOUND", describe(r), file=sys.stderr, flush=True)
     else:
         for chunk in chunks:
             results += run_chunk(chunk)
