@@ -7,7 +7,8 @@ Needs only heedful's tabletop extra (mujoco, numpy, pydantic, gymnasium). Standa
     PYTHONPATH=src python benchmarks/tabletop_fuzz.py --workers 16 --trials-per-scene 5000 --out fuzz.json
 
 Trials are spread round-robin over each scene's tasks (all levels) and the 10 trial seeds; the program
-seed is `--seed` + the trial's index, so a run is deterministic and splits over workers freely.
+seed is `--seed` + the trial's index, so a run is deterministic and splits over workers freely. The scenes
+are interleaved, so a run cut short by `--minutes` has about as many trials of each.
 Exit status 1 when any disagreement was found.
 
 Every trial's trajectory is also edited into boundary probes (`fuzz_edges.py`: copies just inside and just
@@ -21,6 +22,7 @@ a rule the fuzzer does not exercise.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 import time
@@ -37,13 +39,13 @@ from heedful.suites.tabletop.verifier import verify
 
 
 def plan(trials_per_scene: int, seed: int, scenes: tuple[int, ...]) -> list[tuple[str, int, int]]:
-    """(task, trial, program seed) of every fuzzed trial."""
-    jobs = []
+    """(task, trial, program seed) of every fuzzed trial, the scenes interleaved (a run stopped by --minutes
+    has as many trials of each)."""
+    per_scene = []
     for scene in scenes:
         tasks = [t.task for t in evaluation_tasks() if t.scene == scene]
-        for k in range(trials_per_scene):
-            jobs.append((tasks[k % len(tasks)], (k // len(tasks)) % 10, seed + k))
-    return jobs
+        per_scene.append([(tasks[k % len(tasks)], (k // len(tasks)) % 10, seed + k) for k in range(trials_per_scene)])
+    return [job for group in zip(*per_scene, strict=True) for job in group]
 
 
 def mutant_chunk(chunk: list[tuple[str, int, int]]) -> list[tuple[str, int, int, list[str]]]:
@@ -87,6 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--scene", type=int, action="append", choices=SCENES, help="only these scenes")
+    parser.add_argument("--minutes", type=float, help="stop starting new trials after this long; report those run")
     parser.add_argument("--out", help="write every disagreement and the counts as JSON here")
     parser.add_argument("--mutants", action="store_true", help="measure which nudged verifier numbers are caught")
     args = parser.parse_args(argv)
@@ -101,19 +104,22 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{m.label:52} caught on {len(hits):5d} of {len(found)} trials{example}")
         return 0 if all(any(m.label in r[3] for r in found) for m in MUTANTS) else 1
     start = time.perf_counter()
+    deadline = start + 60 * args.minutes if args.minutes else None
     results: list[FuzzResult] = []
-    if args.workers > 1:
-        with ProcessPoolExecutor(args.workers) as pool:
-            for done in pool.map(run_chunk, chunks):
-                results += done
-                print(f"{len(results)}/{len(jobs)} trials", file=sys.stderr, flush=True)
-                for r in done:  # as they come, so a long run can be stopped at the first one
-                    if r.diffs or r.probe_diffs:
-                        print("FOUND", describe(r), file=sys.stderr, flush=True)
-    else:
-        for chunk in chunks:
-            results += run_chunk(chunk)
+    with ProcessPoolExecutor(max(args.workers, 1)) as pool:
+        pending = iter(chunks)
+        running = [pool.submit(run_chunk, c) for c in itertools.islice(pending, 2 * max(args.workers, 1))]
+        while running:  # in order, at most 2 chunks per worker in flight
+            done = running.pop(0).result()
+            results += done
             print(f"{len(results)}/{len(jobs)} trials", file=sys.stderr, flush=True)
+            for r in done:  # as they come, so a long run can be stopped at the first one
+                if r.diffs or r.probe_diffs:
+                    print("FOUND", describe(r), file=sys.stderr, flush=True)
+            if deadline is None or time.perf_counter() < deadline:
+                running += [pool.submit(run_chunk, c) for c in itertools.islice(pending, 1)]
+    if len(results) < len(jobs):
+        print(f"stopped after --minutes {args.minutes}: {len(results)} of {len(jobs)} planned trials ran")
     seconds = time.perf_counter() - start
     per_scene: dict[str, Counter[str]] = defaultdict(Counter)
     for r in results:
