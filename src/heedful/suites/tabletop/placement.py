@@ -10,9 +10,10 @@ while the fingers still hold it, or the release (the first open after the grasp)
 2. lowered there (put down or held just over a support) anywhere else -> intent False: lowering onto a
    wrong bowl, base, slot or label first costs the stage even if the object is then taken to the right
    one;
-3. released in the air (dropped from higher): intent iff the drop heads for the goal: the source lands
-   within HEAD_RADIUS (0.10 m) of the goal point and the TCP's displacement from the grasp is within 30
-   degrees of the direction to it (a motion ending far from the goal is not heading for it);
+3. released in the air (dropped from higher): intent iff the drop heads for the goal: the source is let
+   go (at the release row, not where it lands) within HEAD_RADIUS (0.10 m) of the goal point and the
+   TCP's displacement from the grasp is within 30 degrees of the direction to it (a motion ending far
+   from the goal is not heading for it);
 4. never lowered nor released (held in the air to the end): no place was chosen -> intent False.
 
 Execution is the physical sub-goal and needs an actual release. Worked examples, "stack the red cube on
@@ -74,7 +75,7 @@ from heedful.suites.tabletop.stages import (
 )
 
 HEADING_DEG = 30.0
-HEAD_RADIUS = 0.10  # a drop in the air heads for the goal only if the object lands this near it
+HEAD_RADIUS = 0.10  # a drop in the air heads for the goal only if the object is let go this near it
 NEAR_OTHER = 0.02  # "over another object": within its footprint radius plus this
 STAGE_TABLE = 0.02  # placement execution: the source's bottom at most this high after settling (on the table)
 PUT_DOWN = 0.03  # lowered to at most this far above its support: put down (or offered), not carried
@@ -116,7 +117,7 @@ def commit_row(tr: Track, name: str, c: Carry) -> tuple[int | None, str]:
 
 
 def heading(tr: Track, g: Grounded, c: Carry, row: int, goal: NDArray[np.float64]) -> tuple[bool, str]:
-    """Step 3: a drop heads for `goal` if the source lands near it and the carry pointed at it."""
+    """Step 3: a drop heads for `goal` if the source is let go near it and the carry pointed at it."""
     start = tr.tcp_xy(c.grasp)
     moved, want = tr.tcp_xy(row) - start, goal - start
     miss = float(np.linalg.norm(tr.xy(g.source, row) - goal))
