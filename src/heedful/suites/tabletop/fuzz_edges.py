@@ -10,7 +10,8 @@ mutated threshold went unnoticed. Two kinds of probe fix that:
   at-rest window; the reference object's start moved to about the allowed distance; the source's start
   moved so its unexplained motion is about the allowed amount; a brief unexplained jump just inside or just
   outside the touch window; a gripper touch just inside or just outside the grace rows after the main
-  action. Each edit changes only the facts its rule reads; the edited trajectory is what a stored
+  action; an object the task does not name starting about the disturbance distance, height or tilt away.
+  Each edit changes only the facts its rule reads; the edited trajectory is what a stored
   trajectory could hold, and both implementations must score it the same.
 - *Drops* (`drop_motion`, a fuzzer op): the carried source opened in the air at a random distance around
   the drop radius from the goal, on the line from the grasp, in MuJoCo.
@@ -47,6 +48,9 @@ UNEXPLAINED = 0.02
 TOUCH_ROWS = 10
 GRACE_ROWS = 10
 DROP_RADIUS = 0.10
+DISTURB_MOVE = 0.03
+DISTURB_DROP = 0.02
+TOPPLE_DEG = 30.0
 PLACE_DIST = 0.10
 
 HOLDS = ("pickup", "sequence_pickups")
@@ -213,6 +217,53 @@ def _grace_probes(traj: Trajectory, f: Facts, g: Grounded) -> list[Probe]:
     return out
 
 
+def _quat_about_x(deg: float) -> NDArray[np.float64]:
+    h = np.radians(deg) / 2
+    return np.array([np.cos(h), np.sin(h), 0.0, 0.0])
+
+
+def _qmul(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
+    w1, x1, y1, z1 = a
+    w2, x2, y2, z2 = b
+    return np.array(
+        [
+            w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
+            w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+            w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
+            w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2,
+        ]
+    )
+
+
+def _disturbance_probes(traj: Trajectory, f: Facts, g: Grounded, rng: np.random.Generator) -> list[Probe]:
+    """An object the task does not name whose start is set about the disturbance distance (xy, z) or tilt
+    away from where it ends."""
+    named = {g.source, g.second, g.target}
+    others = [n for n in f.solid if n not in named]
+    if not others:
+        return []
+    n = others[int(rng.integers(0, len(others)))]
+    i, out = f.i(n), []
+    for side in ("inside", "outside"):
+        d = _margin(rng, DISTURB_MOVE, side)
+        e = _copy(traj)
+        e.object_poses[0, i, :2] = e.object_poses[f.L, i, :2] - d * _unit(rng)
+        e.object_poses[0, i, 2] = e.object_poses[f.L, i, 2]
+        out.append(Probe("disturbance xy", side, d, e))
+        dz = _margin(rng, DISTURB_DROP, side)
+        e = _copy(traj)
+        e.object_poses[0, i, :2] = e.object_poses[f.L, i, :2]
+        e.object_poses[0, i, 2] = e.object_poses[f.L, i, 2] + dz * (1 if rng.random() < 0.5 else -1)
+        out.append(Probe("disturbance z", side, dz, e))
+        if f.spec[n].shape not in ("sphere", "cube"):
+            deg = _margin(rng, TOPPLE_DEG, side)
+            e = _copy(traj)
+            e.object_poses[0, i, :3] = e.object_poses[f.L, i, :3]
+            e.object_poses[0, i, 3:7] = _qmul(e.object_poses[f.L, i, 3:7], _quat_about_x(deg))
+            out.append(Probe("disturbance tilt", side, deg, e))
+    return out
+
+
 def edge_probes(traj: Trajectory, g: Grounded, layout: Layout, rng: np.random.Generator) -> list[Probe]:
     """Every boundary probe of `traj` (a recorded trial of task `g` on `layout`), both sides of each rule."""
     f = Facts(traj, layout)
@@ -224,6 +275,7 @@ def edge_probes(traj: Trajectory, g: Grounded, layout: Layout, rng: np.random.Ge
         *_reference_probes(traj, f, g, rng),
         *_unexplained_probes(traj, f, g, rng),
         *_grace_probes(traj, f, g),
+        *_disturbance_probes(traj, f, g, rng),
     ]
 
 

@@ -64,6 +64,9 @@ MUTANTS: list[Mutant] = [
     *_pair("touch window", ("completion", "TOUCH_CARRY"), "CARRY_ROWS", 10, ("touch window",)),
     *_pair("grace rows", ("stages", "GRACE"), "GRACE_ROWS", 10, ("grace rows", "push grace rows")),
     *_pair("drop radius", ("placement", "HEAD_RADIUS"), "HEAD_R", 0.10, ("drop radius",)),
+    *_pair("disturbance xy", ("completion", "DISTURB_MOVE"), "DIST_XY", 0.03, ("disturbance xy",)),
+    *_pair("disturbance z", ("completion", "DISTURB_DROP"), "DIST_Z", 0.02, ("disturbance z",)),
+    *_pair("disturbance tilt", ("completion", "TOPPLE_DEG"), "TOPPLE", 30.0, ("disturbance tilt",)),
 ]
 
 
