@@ -7,8 +7,11 @@ arguments (pick, place on / in / at / beside any object, push any object any way
 waypoints, rotate, go home), and free motions (descend over any object to a random height, close or open
 anywhere, lift, carry to a random point or over any object at a random height, lower onto whatever is
 below, wait), and moves at the tolerances' edges (hold just off an object's center just above its top;
-nudge any object 0.5-5 cm). Programs often start with the expert's, so completed tasks followed by extra actions are
-common. `fuzz_trial` is deterministic in (task, trial, seed).
+nudge any object 0.5-5 cm; pick the source as the expert does and open it in the air at about the drop
+radius from the goal). Each trial's trajectory is also edited into boundary probes (`fuzz_edges.py`):
+copies just inside and just outside every threshold of the specification, each scored by both. Programs
+often start with the expert's, so completed tasks followed by extra actions are common. `fuzz_trial` is
+deterministic in (task, trial, seed).
 
     from heedful.suites.tabletop.fuzz import fuzz_trial
     result = fuzz_trial(task, trial=0, seed=7)     # result.diffs: {} when scorer and verifier agree
@@ -27,6 +30,7 @@ from heedful.sims.tabletop.geometry import top_of, travel_height, xy_of
 from heedful.sims.tabletop.recorder import Trajectory
 from heedful.sims.tabletop.spec import GRASPABLE_SHAPES, STACKABLE_BASES
 from heedful.suites.tabletop.expert import program
+from heedful.suites.tabletop.fuzz_edges import drop_motion, edge_probes
 from heedful.suites.tabletop.model import Layout, TabletopTask, TabletopTrial
 from heedful.suites.tabletop.perturb import trial_seed
 from heedful.suites.tabletop.rollout import trial_layout
@@ -35,7 +39,7 @@ from heedful.suites.tabletop.scoring import TrialScore, score_trajectory
 from heedful.suites.tabletop.skillcalls import SkillCall, execute
 from heedful.suites.tabletop.verifier import Verdict, verify
 
-OPS = ("expert", "skill", "skill", "descend", "grip", "lift", "carry", "lower", "wait", "home", "near", "nudge")
+OPS = ("expert", "skill", "skill", "descend", "grip", "lift", "carry", "lower", "wait", "home", "near", "nudge", "drop")
 DIRECTIONS = ("left", "right", "forward", "backward")
 RELATIONS = ("left_of", "right_of", "behind", "in_front_of")
 
@@ -52,6 +56,8 @@ class FuzzResult:
     verifier: dict[str, object] = field(default_factory=dict)
     diffs: dict[str, tuple[object, object]] = field(default_factory=dict)
     error: str | None = None
+    probes: int = 0  # boundary probes scored (edited copies of the trajectory)
+    probe_diffs: dict[str, dict[str, tuple[object, object]]] = field(default_factory=dict)  # probe -> diffs
 
 
 def scorer_view(score: TrialScore) -> dict[str, object]:
@@ -180,6 +186,14 @@ def run_program(rng: np.random.Generator, rt: TrialRuntime, task: TabletopTask, 
             dist = round(float(rng.uniform(0.005, 0.05)), 3)
             execute(_call("push", object=name, direction=str(rng.choice(DIRECTIONS)), distance=dist), rt.skills)
             done.append(f"nudge {name} {dist}")
+        elif op == "drop":  # the source picked as the expert does, then opened in the air near the drop radius
+            if rt.sim.held_object() is None:
+                calls = program(task.grounded, layout)
+                picks = [k for k, c in enumerate(calls) if c.skill == "pick"]
+                for c in calls[: picks[0] + 1] if picks else []:
+                    execute(c, rt.skills)
+            motion.execute(rt.sim, _motion_skill(drop_motion(rt.sim, task.grounded, rng)), op, step=rt.step)
+            done.append("drop")
         elif op == "home":
             execute(_call("go_home", open_gripper=bool(rng.random() < 0.7)), rt.skills)
             done.append("go_home")
@@ -213,21 +227,49 @@ def fuzz_trajectory(task: TabletopTask, trial: int, seed: int) -> tuple[Trajecto
         rt.close()
 
 
-def fuzz_trial(task: TabletopTask, trial: int, seed: int) -> FuzzResult:
-    """Run one random program on `task`'s trial scene; score it with the scorer and the verifier."""
+def judge(traj: Trajectory, task: TabletopTask, layout: Layout) -> tuple[TrialScore, Verdict]:
+    """The scorer's and the verifier's verdicts on one trajectory."""
+    return score_trajectory(traj, task.grounded, layout, task.scene), verify(traj, task.grounded, layout, task.scene)
+
+
+def probes_of(
+    traj: Trajectory, task: TabletopTask, layout: Layout, trial: int, seed: int
+) -> list[tuple[str, Trajectory]]:
+    """The trajectory's boundary probes (`fuzz_edges.edge_probes`), named "rule side value"; deterministic."""
+    rng = np.random.default_rng([seed, trial, sum(map(ord, task.task)), 38])
+    return [(f"{p.rule} {p.side} {p.value:.4g}", p.traj) for p in edge_probes(traj, task.grounded, layout, rng)]
+
+
+def fuzz_trial(task: TabletopTask, trial: int, seed: int, edges: bool = True) -> FuzzResult:
+    """Run one random program on `task`'s trial scene; score it, and (`edges`) its boundary probes, with the
+    scorer and the verifier."""
     traj, layout, result = fuzz_trajectory(task, trial, seed)
     if traj is None:
         return result
-    score = score_trajectory(traj, task.grounded, layout, task.scene)
-    verdict = verify(traj, task.grounded, layout, task.scene)
+    score, verdict = judge(traj, task, layout)
     result.scorer, result.verifier = scorer_view(score), verdict.comparable()
     result.diffs = compare(score, verdict)
+    for name, probe in probes_of(traj, task, layout, trial, seed) if edges else []:
+        result.probes += 1
+        if diffs := compare(*judge(probe, task, layout)):
+            result.probe_diffs[name] = diffs
     return result
 
 
 def describe(r: FuzzResult) -> str:
     """One line for a disagreement (enough to rerun it: task, trial, seed)."""
-    return f"{r.task} trial {r.trial} seed {r.seed}: {r.diffs} after {r.ops}"
+    probes = "".join(f"; probe {name}: {d}" for name, d in r.probe_diffs.items())
+    return f"{r.task} trial {r.trial} seed {r.seed}: {r.diffs}{probes} after {r.ops}"
 
 
-__all__ = ["FuzzResult", "compare", "describe", "fuzz_trajectory", "fuzz_trial", "run_program", "scorer_view"]
+__all__ = [
+    "FuzzResult",
+    "compare",
+    "describe",
+    "fuzz_trajectory",
+    "fuzz_trial",
+    "judge",
+    "probes_of",
+    "run_program",
+    "scorer_view",
+]

@@ -10,9 +10,10 @@ while the fingers still hold it, or the release (the first open after the grasp)
 2. lowered there (put down or held just over a support) anywhere else -> intent False: lowering onto a
    wrong bowl, base, slot or label first costs the stage even if the object is then taken to the right
    one;
-3. released in the air (dropped from higher): intent iff the drop heads for the goal: the source lands
-   within HEAD_RADIUS (0.10 m) of the goal point and the TCP's displacement from the grasp is within 30
-   degrees of the direction to it (a motion ending far from the goal is not heading for it);
+3. released in the air (dropped from higher): intent iff the drop heads for the goal: the source is let
+   go (at the release row, not where it lands) within HEAD_RADIUS (0.10 m) of the goal point and the
+   TCP's displacement from the grasp is within 30 degrees of the direction to it (a motion ending far
+   from the goal is not heading for it);
 4. never lowered nor released (held in the air to the end): no place was chosen -> intent False.
 
 Execution is the physical sub-goal and needs an actual release. Worked examples, "stack the red cube on
@@ -74,8 +75,9 @@ from heedful.suites.tabletop.stages import (
 )
 
 HEADING_DEG = 30.0
-HEAD_RADIUS = 0.10  # a drop in the air heads for the goal only if the object lands this near it
+HEAD_RADIUS = 0.10  # a drop in the air heads for the goal only if the object is let go this near it
 NEAR_OTHER = 0.02  # "over another object": within its footprint radius plus this
+STAGE_TABLE = 0.02  # placement execution: the source's bottom at most this high after settling (on the table)
 PUT_DOWN = 0.03  # lowered to at most this far above its support: put down (or offered), not carried
 
 
@@ -115,7 +117,7 @@ def commit_row(tr: Track, name: str, c: Carry) -> tuple[int | None, str]:
 
 
 def heading(tr: Track, g: Grounded, c: Carry, row: int, goal: NDArray[np.float64]) -> tuple[bool, str]:
-    """Step 3: a drop heads for `goal` if the source lands near it and the carry pointed at it."""
+    """Step 3: a drop heads for `goal` if the source is let go near it and the carry pointed at it."""
     start = tr.tcp_xy(c.grasp)
     moved, want = tr.tcp_xy(row) - start, goal - start
     miss = float(np.linalg.norm(tr.xy(g.source, row) - goal))
@@ -178,7 +180,7 @@ def relative_stage(tr: Track, g: Grounded, weight: float) -> StageVerdict:
     bottom = tr.bottom(g.source, s)
     detail = f"{why}; {relation_angle(v, g.relation):.0f} deg from {g.relation} {g.target}, "
     detail += f"{float(np.linalg.norm(v)):.3f} m away, bottom at {bottom:.3f} m"
-    return StageVerdict("place", weight, intent, placed and bottom <= 0.02 and c.release is not None, detail)
+    return StageVerdict("place", weight, intent, placed and bottom <= STAGE_TABLE and c.release is not None, detail)
 
 
 def _relative_goal(tr: Track, g: Grounded, c: Carry) -> NDArray[np.float64]:
@@ -242,7 +244,7 @@ def slot_stage(tr: Track, g: Grounded, weight: float) -> StageVerdict:
         return _never("slot", weight)
     s = tr.settle(c.end)
     off = float(np.linalg.norm(tr.xy(g.source, s) - tr.xy(g.target, s)))
-    on_table = tr.bottom(g.source, s) <= 0.02
+    on_table = tr.bottom(g.source, s) <= STAGE_TABLE
     intent, why = aim(tr, g, c, _within(tr, g, 0.07), tr.xy(g.target, c.grasp))
     done = c.release is not None and off <= 0.05 and on_table
     return StageVerdict("slot", weight, intent, done, f"{why}; settled {off:.3f} m off the slot")
@@ -271,7 +273,7 @@ def label_stage(tr: Track, g: Grounded, weight: float) -> StageVerdict:
     intent, why = aim(tr, g, c, at_goal, tr.xy(g.target, c.grasp))
     last = tr.last
     done = c.release is not None and on_label(tr, tr.xy(g.source, last), g.target, last, 0.0)
-    done = done and tr.bottom(g.source, last) <= 0.02
+    done = done and tr.bottom(g.source, last) <= STAGE_TABLE
     return StageVerdict("label", weight, intent, done, f"{why}; on {g.target} at the end: {done}")
 
 
