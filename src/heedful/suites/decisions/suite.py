@@ -25,7 +25,7 @@ class DecisionsSuite(SuiteBase):
     """Fixed decision states with paired task-preserving and task-changing instructions."""
 
     name = "decisions"
-    version = "decisions-v3"
+    version = "decisions-v4"
     report_clusters = ("family", "anchor")
     run_options = DecisionsRunOptions
     splits = ("all", "train", "val", "test")
