@@ -115,7 +115,7 @@ class DecisionsSuite(SuiteBase):
         episode = conditions.worded(episode, context.options)  # condition=paraphrase: the paraphrase is shown
         observation = build_observation(
             episode,
-            seed=context.seed,
+            run_seed=context.run_seed,
             mask=bool(context.options.get("mask")),
             image_png=conditions.image_for(episode, context.options),
             privileged=capabilities(agent).privileged,
