@@ -30,7 +30,9 @@ def stable_hash(text: str, modulo: int) -> int:
 
 
 def episode_token(seed: int) -> str:
-    """The opaque name an agent sees for one episode of one run, from the episode's derived seed (`derive_seed(run
-    seed, episode id)`): the same on every backend, different in every run seed, and without the dataset's id,
-    which spells out the family and the role (`obj-19-f03-change_preserve`). The record keeps the real id."""
+    """The opaque name an agent sees for one episode of one run, from the seed the agent is shown: the same on every
+    backend, different in every run seed, and without the dataset's id, which spells out the family and the role
+    (`obj-19-f03-change_preserve`). The record keeps the real id. Household and tabletop show the episode's derived
+    seed (`derive_seed(run seed, episode id)`), which anyone can recompute from guessable ids; decisions shows one
+    derived from the run seed and the words shown (`suites.decisions.observation.shown_seed`)."""
     return "ep-" + hashlib.sha256(f"episode-token/{seed}".encode()).hexdigest()[:12]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -97,7 +98,7 @@ def test_a_file_that_is_not_gguf_is_refused(tmp_path: Path) -> None:
 
 def test_requests_come_from_the_template_files_and_the_episode(default_episodes: list[Any]) -> None:
     episode = next(e for e in default_episodes if e.decision_type == "set")
-    observation = build_observation(episode, seed=2**40 + 3, mask=False)
+    observation = dataclasses.replace(build_observation(episode, run_seed=0, mask=False), seed=2**40 + 3)
     agent = ScriptedLLMAgent(ScriptedBackend("{}"))
     request = agent.request_for(observation)
     (role_s, system), (role_u, user) = request.messages
@@ -117,7 +118,7 @@ def test_a_prompt_folder_replaces_the_templates(tmp_path: Path, default_episodes
     (tmp_path / "decisions.system.txt").write_text("SYSTEM")
     (tmp_path / "decisions.user.txt").write_text("Do: $instruction\nHow: $answer_format")
     agent = ScriptedLLMAgent(ScriptedBackend("{}"), prompt_dir=str(tmp_path))
-    observation = build_observation(default_episodes[0], seed=1, mask=False)
+    observation = build_observation(default_episodes[0], run_seed=1, mask=False)
     assert agent.request_for(observation).messages[1][1].startswith(f"Do: {observation.instruction}\nHow: ")
     (tmp_path / "decisions.user.txt").write_text("$nope")
     with pytest.raises(ConfigError, match=r"\$nope"):

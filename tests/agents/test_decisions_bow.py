@@ -28,7 +28,7 @@ def small(default_episodes):  # type: ignore[no-untyped-def]
 
 
 def answers(agent: BowAgent, episodes, mask: bool = False) -> list[str]:  # type: ignore[no-untyped-def]
-    return [agent.decide(build_observation(ep, seed=0, mask=mask)).text for ep in episodes]
+    return [agent.decide(build_observation(ep, run_seed=0, mask=mask)).text for ep in episodes]
 
 
 def test_bow_is_deterministic_and_always_well_formed(small) -> None:  # type: ignore[no-untyped-def]
@@ -50,7 +50,7 @@ def test_masked_and_visual_questions_get_models_fitted_the_same_way(small) -> No
     train, test = small
     agent = BowAgent()
     agent.fit(train)
-    bare = dataclasses.replace(build_observation(test[0], seed=0, mask=True), state={})
+    bare = dataclasses.replace(build_observation(test[0], run_seed=0, mask=True), state={})
     assert parse_answer(agent.decide(bare).text, test[0].decision_type, bare.candidate_ids).ok
     assert (True, False) in agent.models
 
@@ -68,7 +68,7 @@ def test_bow_refuses_an_empty_train_split_and_in_sample_evaluation(small) -> Non
     with pytest.raises(ConfigError, match="in_sample"):
         BowAgent(in_sample="yes")  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="not fitted"):
-        BowAgent().decide(build_observation(test[0], seed=0, mask=False))
+        BowAgent().decide(build_observation(test[0], run_seed=0, mask=False))
 
 
 def test_bow_can_fit_on_another_dataset(small, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

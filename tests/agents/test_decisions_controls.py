@@ -114,7 +114,7 @@ def run_rule(name: str, episodes, with_privileged: bool = False):  # type: ignor
     for i, ep in enumerate(episodes):
         context = RolloutContext(seed=i, index=i, options={})
         if with_privileged:  # the same question with the symbolic task (the rollout withholds it): same answers
-            observation = build_observation(ep, seed=0, mask=False, privileged=True)
+            observation = build_observation(ep, run_seed=0, mask=False, privileged=True)
             assert observation.privileged_task is not None
             records.append(agent.decide(observation).text)
         else:

@@ -9,13 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from heedful.agents.decisions_doubles import DeclaredPrivilegedReader, FamilyMemory, PrivilegedReader
+from heedful.agents.decisions_doubles import DeclaredPrivilegedReader, FamilyMemory, IdInverter, PrivilegedReader
 from heedful.api import evaluate, report_text
 from heedful.conformance import ConformanceError, check_agent
 from heedful.metrics.decisions import decision_metrics
 from heedful.records import Status
 from heedful.report.flags import PRIVILEGED_FLAG
 from heedful.runner import load_run
+from heedful.runner.backends import episode_context
+from heedful.runner.manifest import RunSpec
+from heedful.seeding import derive_seed, episode_token
 from heedful.suites.base import RolloutContext
 from heedful.suites.decisions.observation import build_observation
 from heedful.suites.decisions.suite import DecisionsSuite
@@ -55,7 +58,7 @@ def _old_harness(agent, episodes):  # type: ignore[no-untyped-def]
     """What the harness did before: the dataset's ids, in the dataset's order, to one agent object."""
     records = []
     for i, ep in enumerate(episodes):
-        observation = dataclasses.replace(build_observation(ep, seed=i, mask=False), episode_id=ep.episode_id)
+        observation = dataclasses.replace(build_observation(ep, run_seed=i, mask=False), episode_id=ep.episode_id)
         decision = _decision(agent.decide(observation))
         context = RolloutContext(seed=i, index=i)
         records.append(SUITE._record(ep, context, status=Status.OK, prediction=decision, correct=decision == ep.gold))
@@ -77,7 +80,7 @@ def test_family_memory_gamed_the_old_harness_and_cannot_see_families_now(test_fa
     assert gamed > plain  # the exploit the issue showed: memory within a family lifts family success
     # now the observation names no family or role: the wrapper can only guess from adjacency
     for i, ep in enumerate(test_families):
-        token = build_observation(ep, seed=i, mask=False).episode_id
+        token = build_observation(ep, run_seed=i, mask=False).episode_id
         assert ep.family_id not in token and ep.role not in token and token.startswith("ep-")
 
 
@@ -105,3 +108,21 @@ def test_the_stateless_audit_flags_family_memory_and_passes_its_reader(tmp_path:
 def test_check_agent_catches_family_memory() -> None:
     with pytest.raises(ConformanceError, match="keeps no state between episodes"):
         check_agent("decisions", f"{DOUBLES}:FamilyMemory", {"inner": "lexical"}, episodes=8)
+
+
+def test_an_id_inverter_finds_no_episode_from_the_seed_and_token_an_agent_sees(default_episodes) -> None:  # type: ignore[no-untyped-def]
+    episodes = [ep for ep in default_episodes if ep.split == "test"][:40]
+    inverter = IdInverter(inner="lexical")
+    # it can fail: the seeds and tokens derived from (run seed, id), which the harness showed before, are all found
+    assert all(episode_token(derive_seed(0, ep.episode_id)) in inverter.table for ep in episodes)
+    assert all(derive_seed(3, ep.episode_id) in inverter.table for ep in episodes)
+    spec = RunSpec(suite="decisions", suite_version="v", dataset_hash="h", dataset_source="s", agent="a", seed=3)
+    for i, ep in enumerate(episodes):  # the runner's own contexts
+        SUITE.rollout(ep, inverter, episode_context(spec, ep, i))
+    assert inverter.found == 0
+    # what an agent sees instead: the same for the same run seed and words, never the id-derived one
+    shown = build_observation(episodes[0], run_seed=3, mask=False)
+    assert shown == build_observation(episodes[0], run_seed=3, mask=False)
+    assert shown.seed != build_observation(episodes[0], run_seed=4, mask=False).seed
+    assert shown.seed != build_observation(episodes[0], run_seed=3, mask=True).seed
+    assert len({build_observation(ep, run_seed=3, mask=False).episode_id for ep in episodes}) == len(episodes)

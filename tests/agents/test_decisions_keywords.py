@@ -39,6 +39,15 @@ def test_keyword_readers_know_only_their_cue_lists() -> None:
     assert answer(TrainKeywordAgent(), unseen)[1]  # no rank cue it knows: a fallback, flagged
 
 
+def test_keyword_readers_rank_by_size() -> None:
+    # purple: o2 small block (128 cm^3), o5 small bar (115), o3 small cube (64)
+    q = object_question("Of the purple objects, pick up the one that is tiniest.", "set")
+    assert answer(TrainKeywordAgent(), q) == (["o3"], False)
+    held_out = object_question("From the purple things, fetch the two biggest.", "set")
+    assert answer(FullKeywordAgent(), held_out) == (["o2", "o5"], False)
+    assert answer(TrainKeywordAgent(), held_out)[1]  # "biggest" is held-out wording: no rank cue it knows
+
+
 def test_keyword_reader_reads_polarity_negation_and_temporal_relations() -> None:
     agent = TrainKeywordAgent()
     assert answer(agent, object_question("Pick up everything except the purple objects.", "set"))[0] == ["o1", "o4"]

@@ -137,7 +137,7 @@ def question(observation: DecisionObservation, gold: str | Sequence[str] = ()) -
 
 def training_question(episode: DecisionEpisode, *, masked: bool, with_state: bool) -> Question:
     """A training episode shown exactly as a test episode would be (masked or not, with or without state)."""
-    observation = build_observation(episode, seed=0, mask=masked)
+    observation = build_observation(episode, run_seed=0, mask=masked)
     if not with_state:
         observation = replace(observation, state={})
     return question(observation, episode.gold)

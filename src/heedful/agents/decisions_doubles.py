@@ -11,11 +11,17 @@
   order it lifts the family metrics of the reader it wraps; the runner now gives an opaque token and a shuffled
   order, and `heedful run --audit-stateless K` (or `heedful check agent`) catches its memory.
 
+- `IdInverter` is `FamilyMemory` that recovers the real id from the observation's seed or token: it hashes every
+  id the dataset's naming scheme allows (`obj-01-f01-base`, ...: no dataset needed) under the first run seeds, as
+  the harness derived episode seeds from them. Agents now see a seed derived from the run seed and what they are
+  shown (`decisions.observation.shown_seed`), so it finds nothing and falls back to FamilyMemory's guess.
+
 Run them with `--agent heedful.agents.decisions_doubles:FamilyMemory [--agent-arg inner=lexical]`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Sequence
@@ -24,6 +30,7 @@ from typing import Any
 from heedful.agents.base import AgentReply
 from heedful.capabilities import capabilities
 from heedful.replies import as_reply
+from heedful.seeding import derive_seed, episode_token
 from heedful.suites.decisions.answers import parse_answer
 from heedful.suites.decisions.model import Decision
 from heedful.suites.decisions.observation import DecisionObservation
@@ -120,6 +127,36 @@ class FamilyMemory:
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "inner": self.inner_name, "reads": "its own earlier answers (a test double)"}
+
+
+def guessable_ids(anchors: int = 99, families: int = 20) -> list[str]:
+    """Every episode id the default naming scheme allows up to the given counts (a superset of the dataset's)."""
+    kinds = [f"{kind}-{a:02d}" for kind in ("obj", "act") for a in range(1, anchors + 1)]
+    slots = [f"f{f:02d}" for f in range(1, families + 1)] + ["m01"]
+    return [f"{anchor}-{slot}-{role}" for anchor in kinds for slot in slots for role in ROLES]
+
+
+class IdInverter(FamilyMemory):
+    """Red-team double: FamilyMemory that first looks the observation's seed and token up among the seeds and
+    tokens the harness derived from (run seed, episode id) for every guessable id and run seeds 0..`seeds`-1."""
+
+    name = "double-id-inverter"
+
+    def __init__(self, inner: str = "bow", seeds: int = 4, **inner_args: Any) -> None:
+        super().__init__(inner, **inner_args)
+        self.table: dict[str | int, str] = {}
+        for run_seed in range(int(seeds)):
+            for episode_id in guessable_ids():
+                derived = derive_seed(run_seed, episode_id)
+                self.table[derived] = self.table[episode_token(derived)] = episode_id
+        self.found = 0
+
+    def decide(self, observation: DecisionObservation) -> AgentReply:
+        real = self.table.get(observation.seed) or self.table.get(observation.episode_id)
+        if real is None:
+            return super().decide(observation)
+        self.found += 1
+        return super().decide(dataclasses.replace(observation, episode_id=real))
 
 
 def _another(decision: Decision, decision_type: str, ids: Sequence[str]) -> Decision:

@@ -38,10 +38,12 @@ from heedful.agents.decisions_reading import (
     resolve_objects,
 )
 from heedful.suites.decisions.observation import DecisionObservation
+from heedful.suites.decisions.sizes import volume
+from heedful.world.footprints import SHAPE_DIMS
 from heedful.world.objects import COLORS
 
 Rank = tuple[str, bool]
-"""(axis, descending): ("x", False) ranks left to right, ("y", True) far side first."""
+"""(axis, descending): ("x", False) ranks left to right, ("y", True) far side first, ("size", True) biggest first."""
 Origin = tuple[float, float]
 """A landmark's position: rank by distance from it, nearest first."""
 
@@ -132,6 +134,7 @@ class Cues:
 
 
 L, R, NEAR, FAR = ("x", False), ("x", True), ("y", False), ("y", True)
+BIG, SMALL = ("size", True), ("size", False)
 
 TRAIN_CUES = Cues(
     ranks={
@@ -143,6 +146,8 @@ TRAIN_CUES = Cues(
         "farther to the right": R,
         "closer to you": NEAR,
         "farther from you": FAR,
+        "largest": BIG,
+        "tiniest": SMALL,
     },
     landmarks=("closest to",),
     orders={
@@ -170,6 +175,8 @@ HELD_OUT_CUES = Cues(
         "furthest back": FAR,
         "nearer the robot": NEAR,
         "further back": FAR,
+        "biggest": BIG,
+        "smallest": SMALL,
     },
     landmarks=("nearest",),
     orders={
@@ -197,7 +204,11 @@ FULL_CUES = TRAIN_CUES.merged(HELD_OUT_CUES)
 
 
 def _position(reading: Reading, cand_id: str, axis: str) -> float | None:
+    """Where the candidate's object lies along `axis`, or (axis "size") its volume; None when unknown."""
     view = next(c for c in reading.candidates if c.id == cand_id)
+    if axis == "size":
+        shape, size = view.attrs.get("shape", ""), view.attrs.get("size", "")
+        return volume(shape, size) if size in SHAPE_DIMS.get(shape, {}) else None
     if view.position is None:
         return None
     return view.position[0] if axis == "x" else view.position[1]

@@ -75,7 +75,8 @@ def episode_context(spec: RunSpec, episode: Any, index: int, options: dict[str, 
     """The context of one episode of a run: its seed derived from the run's seed and its id (so its record does
     not depend on the backend, the worker or the order), its index, and the run's options (or `options`)."""
     chosen = spec.options if options is None else options
-    return RolloutContext(seed=derive_seed(spec.seed, episode.episode_id), index=index, options=dict(chosen))
+    seed = derive_seed(spec.seed, episode.episode_id)
+    return RolloutContext(seed=seed, index=index, options=dict(chosen), run_seed=spec.seed)
 
 
 def rollout_one(suite: Suite, agent: Any, episode: Any, index: int, spec: RunSpec) -> Record:

@@ -34,12 +34,14 @@ class RolloutContext:
     """Per-episode facts the runner hands to a rollout.
 
     `seed` is derived from the run seed and the episode id, so the rollout is the same on every backend.
-    `options` are the suite's run options (for decisions: `mask`).
+    `options` are the suite's run options (for decisions: `mask`). `run_seed` is the run's seed itself, for what
+    must not depend on the episode id (the seed a decisions agent sees: see `decisions.observation.shown_seed`).
     """
 
     seed: int
     index: int
     options: dict[str, Any] = field(default_factory=dict)
+    run_seed: int = 0
 
 
 class Suite(Protocol):

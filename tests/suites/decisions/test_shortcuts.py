@@ -32,7 +32,7 @@ def _agent_rule(name: str):  # type: ignore[no-untyped-def]
     agent = make_agent(name, suite="decisions")
 
     def rule(ep: DecisionEpisode, text: str) -> Decision | None:
-        observation = build_observation(ep, seed=0, mask=text == ep.masked_instruction)
+        observation = build_observation(ep, run_seed=0, mask=text == ep.masked_instruction)
         return parse_answer(agent.decide(observation).text, ep.decision_type, observation.candidate_ids).decision
 
     return rule

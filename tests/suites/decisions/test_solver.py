@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from heedful.errors import DatasetError
 from heedful.suites.decisions.model import (
     Before,
     Candidate,
@@ -70,6 +71,29 @@ def test_cardinality_can_rank_by_distance_to_a_landmark() -> None:
     with pytest.raises(ValueError, match="landmark"):
         Prefer(key="distance", descending=False)
     assert "landmark" not in Prefer(key="x", descending=False).model_dump()  # positional ranks serialize as before
+
+
+def sized(cid: str, shape: str, size: str) -> Candidate:
+    attrs = {"color": "red", "shape": shape, "size": size}
+    return Candidate(id=cid, kind="object", text=f"{size} {shape}", attrs=attrs, x=0.0, y=0.5, object=cid)
+
+
+def test_cardinality_can_rank_by_size_where_a_person_would_see_it() -> None:
+    # a 6 cm cube is clearly bigger than a 4 cm ball and a 4 x 6 cm cylinder; it ties with a 16 cm bar (less
+    # volume than twice but much longer) and with a 6 cm ball (1.9 times the volume but not longer than it)
+    cube, ball = sized("o1", "cube", "large"), sized("o2", "sphere", "small")
+    cylinder, bar = sized("o3", "cylinder", "small"), sized("o4", "bar", "small")
+    biggest = Prefer(key="size", descending=True)
+    assert solve([cube, ball, cylinder], task("set", Count(k=1), biggest)) == [["o1"]]
+    assert solve([cube, ball, cylinder], task("set", Count(k=1), Prefer(key="size", descending=False))) == [["o2"]]
+    assert len(solve([cube, ball, bar], task("set", Count(k=1), biggest))) == 2  # cube and bar tie
+    assert solve([cube, ball, bar], task("set", Count(k=2), biggest)) == [["o1", "o4"]]  # the tie is not at the cut
+    big_ball = sized("o5", "sphere", "large")
+    assert solve([cube, big_ball, ball], task("set", Count(k=1), biggest)) == [["o1"]]
+    assert len(solve([big_ball, cylinder, ball], task("set", Count(k=1), Prefer(key="size", descending=False)))) == 1
+    assert len(solve([big_ball, cylinder, ball], task("set", Count(k=1), biggest))) == 2  # 1.5 times: a tie
+    with pytest.raises(DatasetError, match="cannot rank a small pyramid by size"):
+        solve([cube, sized("o6", "pyramid", "small")], task("set", Count(k=1), biggest))
 
 
 def test_cardinality_takes_the_top_k_of_a_ranking() -> None:

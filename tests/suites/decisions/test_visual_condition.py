@@ -85,8 +85,8 @@ def test_compare_names_both_conditions(dataset: Path, tmp_path: Path, capsys: py
 def test_the_visual_observation_carries_the_image_instead_of_positions(dataset: Path) -> None:
     episode = next(ep for ep in load_episodes(dataset) if ep.visual and ep.anchor_kind == "object")
     png = (dataset / str(episode.image)).read_bytes()
-    visual = build_observation(episode, seed=1, mask=False, image_png=png)
-    structured = build_observation(episode, seed=1, mask=False)
+    visual = build_observation(episode, run_seed=1, mask=False, image_png=png)
+    structured = build_observation(episode, run_seed=1, mask=False)
     assert visual.image_png == png and structured.image_png is None
     assert "(x=" in structured.state_text and "(x=" not in visual.state_text
     assert all(f"{c.id}: {c.text}" in visual.state_text for c in episode.candidates)

@@ -142,8 +142,38 @@ def test_cardinality_changes_vary_more_than_the_count(default_episodes) -> None:
     by_distance = [
         ep for ep in default_episodes if any(c.kind == "prefer" and c.key == "distance" for c in ep.task.constraints)
     ]
-    assert len(by_distance) > 250
+    assert len(by_distance) > 200
     assert {ep.template_id for ep in default_episodes if ep.category == "cardinality"} >= {"card-f", "card-g"}
+
+
+# volumes in cm^3 worked out by hand from the object sizes (boxes: full extents; cylinders and bowls solid)
+VOLUME_CM3 = {
+    ("sphere", "small"): 33.5, ("cube", "small"): 64, ("cylinder", "small"): 75.4, ("sphere", "large"): 113.1,
+    ("bar", "small"): 115.2, ("block", "small"): 128, ("cube", "large"): 216, ("bar", "large"): 241.9,
+    ("block", "large"): 250, ("cylinder", "large"): 282.7, ("bowl", "large"): 2544.7,
+}  # fmt: skip
+SIZE_RANK_WORDS = {"train": {"largest", "tiniest"}, "test": {"biggest", "smallest"}}
+
+
+def test_cardinality_ranks_by_size_too_and_its_gold_is_the_plainly_biggest(default_episodes) -> None:  # type: ignore[no-untyped-def]
+    # issue 39: the ranking criterion varies over position, distance to a named object and size
+    by_size = [
+        ep for ep in default_episodes if any(c.kind == "prefer" and c.key == "size" for c in ep.task.constraints)
+    ]
+    assert {ep.split for ep in by_size} == {"train", "val", "test"} and len({ep.family_id for ep in by_size}) >= 30
+    assert {ep.subtype for ep in by_size} >= {"count", "direction", "criterion"}
+    for ep in by_size:
+        prefer = next(c for c in ep.task.constraints if c.kind == "prefer")
+        scope = [c.predicate for c in ep.task.constraints if c.kind == "scope"]
+        group = [c for c in ep.candidates if all(p.matches(c) for p in scope)]
+        size = {c.id: VOLUME_CM3[(c.attrs["shape"], c.attrs["size"])] for c in group}
+        chosen, rest = [size[i] for i in ep.gold], [size[c.id] for c in group if c.id not in ep.gold]
+        big, small = (chosen, rest) if prefer.descending else (rest, chosen)
+        assert min(big) >= 1.6 * max(small), ep.episode_id
+        said = set(words(ep.instruction)) & (SIZE_RANK_WORDS["train"] | SIZE_RANK_WORDS["test"])
+        assert said and said <= SIZE_RANK_WORDS["test" if ep.split == "test" else "train"], ep.instruction
+    others = [ep for ep in default_episodes if ep not in by_size]
+    assert not any(set(words(ep.instruction)) & {"largest", "tiniest", "biggest", "smallest"} for ep in others)
 
 
 def test_the_hold_out_can_be_switched_off() -> None:
@@ -183,14 +213,14 @@ def test_a_masked_instruction_keeps_only_its_template_frame(default_episodes) ->
 
 
 def test_the_dataset_version_is_bumped_and_an_old_run_refuses_to_resume(tmp_path: Path) -> None:
-    assert DecisionsSuite().version == "decisions-v3"
+    assert DecisionsSuite().version == "decisions-v4"
     suite, out, data = DecisionsSuite(), tmp_path / "run", tmp_path / "data"
     suite.save_dataset(generate(0, parse_config(SMALL)), data, {"seed": 0})
     evaluate(suite="decisions", agent="oracle", out=out, dataset=data, limit=4, progress=False)
     stored = read_manifest(out)  # rewritten as a run made before this change stored it (heedful's own writer)
-    spec = stored.spec.model_copy(update={"suite_version": "decisions-v2"})
+    spec = stored.spec.model_copy(update={"suite_version": "decisions-v3"})
     identity = run_identity(spec, frozenset(stored.session_args or ()))
     write_manifest(out, stored.model_copy(update={"spec": spec, "run_identity": identity}))
     # the runner names both versions and says what to do (the message every suite's version bump gets)
-    with pytest.raises(RunError, match=r"holds a decisions-v2 run, but this heedful runs decisions-v3.*another --out"):
+    with pytest.raises(RunError, match=r"holds a decisions-v3 run, but this heedful runs decisions-v4.*another --out"):
         evaluate(suite="decisions", agent="oracle", out=out, dataset=data, limit=4, resume=True, progress=False)

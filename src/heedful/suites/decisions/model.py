@@ -16,7 +16,7 @@ Category = Literal["inhibition", "set", "cardinality", "temporal", "multi"]
 AnchorKind = Literal["object", "action"]
 Split = Literal["train", "val", "test"]
 RankKey = Literal["x", "y"]
-PreferKey = Literal["x", "y", "distance"]
+PreferKey = Literal["x", "y", "distance", "size"]
 
 IMAGE_FIELDS = ("image", "image_sha256")
 
@@ -100,8 +100,9 @@ class Count(BaseModel):
 
 
 class Prefer(BaseModel):
-    """Chosen candidates are the first of the allowed ones when ranked by position along `key`, or (key
-    "distance") by the distance of their object from the landmark object at `origin`."""
+    """Chosen candidates are the first of the allowed ones when ranked by position along `key`, (key
+    "distance") by the distance of their object from the landmark object at `origin`, or (key "size") by the
+    size of their object (descending: biggest first; see `sizes`)."""
 
     model_config = _frozen
     kind: Literal["prefer"] = "prefer"

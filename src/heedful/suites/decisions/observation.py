@@ -5,10 +5,13 @@ The constraint set (`privileged_task`, `privileged_candidates`) is filled only f
 
 from __future__ import annotations
 
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from heedful.seeding import episode_token
+from heedful.seeding import derive_seed, episode_token
 from heedful.suites.decisions.model import Candidate, DecisionEpisode, Task
 
 FRAME = (
@@ -87,11 +90,21 @@ def visual_state_text(episode: DecisionEpisode) -> str:
     return "\n".join(lines)
 
 
+def shown_seed(run_seed: int, decision_type: str, instruction: str, candidates: Sequence[Mapping[str, str]]) -> int:
+    """The seed an agent sees, and the source of its opaque episode token: from the run seed and the words it is
+    shown (instruction and candidates), never the episode id. A seed derived from the id (as `RolloutContext.seed`
+    is) names the episode, and with it the family and the role, to anyone who hashes the dataset's ids, or guesses
+    them (`obj-01-f01-base`, ...), under the usual run seeds; this one says nothing the words do not, is the same
+    on every backend, and the same in the structured and visual conditions (a blind agent answers both alike)."""
+    words = json.dumps([decision_type, instruction, [[c["id"], c["text"]] for c in candidates]])
+    return derive_seed(run_seed, "shown", hashlib.sha256(words.encode("utf-8")).hexdigest())
+
+
 def build_observation(
-    episode: DecisionEpisode, *, seed: int, mask: bool, image_png: bytes | None = None, privileged: bool = False
+    episode: DecisionEpisode, *, run_seed: int, mask: bool, image_png: bytes | None = None, privileged: bool = False
 ) -> DecisionObservation:
     """Assemble the observation; with `mask` the task-critical words of the instruction are removed; the
-    constraint set only with `privileged` (an agent that declares it).
+    constraint set only with `privileged` (an agent that declares it). Its seed and token: `shown_seed`.
 
     With `image_png` (the visual condition) the image replaces the structured object list and positions;
     the candidates, the instruction and the answer format stay the same, as in the paper's visual subset.
@@ -100,6 +113,8 @@ def build_observation(
     text = state_text(episode) if image_png is None else visual_state_text(episode)
     answer_format = ANSWER_FORMATS[episode.decision_type]
     prompt = f"{text}\n\nInstruction: {instruction}\n\n{answer_format}"
+    candidates = tuple({"id": c.id, "text": c.text} for c in episode.candidates)
+    seed = shown_seed(run_seed, episode.decision_type, instruction, candidates)
     return DecisionObservation(
         episode_id=episode_token(seed),  # opaque: the dataset's id names the family and role
         decision_type=episode.decision_type,
@@ -107,7 +122,7 @@ def build_observation(
         masked=mask,
         state_text=text,
         state=episode.state.model_dump(mode="json") if image_png is None else {},  # the image shows it
-        candidates=tuple({"id": c.id, "text": c.text} for c in episode.candidates),
+        candidates=candidates,
         answer_format=answer_format,
         prompt=prompt,
         seed=seed,

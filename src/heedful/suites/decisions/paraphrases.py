@@ -16,7 +16,7 @@ from importlib import resources
 
 from heedful.errors import DatasetError
 
-SUITE_VERSION = "decisions-v3"
+SUITE_VERSION = "decisions-v4"
 FILE = "paraphrases.json"
 
 

@@ -164,7 +164,8 @@ class Phrasebook:
 
     def the_ones_ranked(self, key: str, descending: bool, k: int, landmark: str | None = None) -> str:
         """'the two that are farthest to the left' / held out 'the two leftmost ones' (k=0: 'the ones ...'
-        without a count); with a landmark, 'the two that are closest to the red bowl' / 'the two nearest ...'."""
+        without a count); with a landmark, 'the two that are closest to the red bowl' / 'the two nearest ...';
+        by size (key "size"), 'the two that are largest' / 'the two biggest'."""
         head = "one" if k == 1 else "ones" if k == 0 else w.COUNT_WORDS[k]
         if self._held_out_draw():
             if landmark is not None:

@@ -20,6 +20,7 @@ import numpy as np
 
 from heedful.suites.decisions.anchors import Anchor
 from heedful.suites.decisions.model import Candidate, Predicate
+from heedful.suites.decisions.sizes import size_cut
 
 KEYS = (("x", False), ("x", True), ("y", False), ("y", True))
 INHIBITION_SUBTYPES = ("polarity", "attribute", "choice")
@@ -121,6 +122,7 @@ def propose_set(anchor: Anchor, rng: np.random.Generator) -> Proposal | None:
 CARDINALITY_CHANGES = ("count", "direction", "criterion", "group")
 CARDINALITY_WEIGHTS = (0.2, 0.15, 0.45, 0.2)
 LANDMARK_SHARE = 0.6  # how often a base ranks by distance to a named object rather than by position
+SIZE_SHARE = 0.7  # how often a family ranks by size in one or both of its tasks, where a size ranking is clear
 
 
 def _landmarks(anchor: Anchor, members: list[str]) -> list[str]:
@@ -147,8 +149,9 @@ def _criterion(anchor: Anchor, members: list[str], rng: np.random.Generator, avo
 
 
 def propose_cardinality(anchor: Anchor, rng: np.random.Generator) -> Proposal | None:
-    """k of a group ranked by a criterion; the change alters the count, the direction, the criterion or the group,
-    so neither the count word alone nor the rank word alone says what changed."""
+    """k of a group ranked by a criterion (position, distance to a landmark, or size: see `_by_size`); the change
+    alters the count, the direction, the criterion or the group, so neither the count word alone nor the rank word
+    alone says what changed."""
     options = [(g, m) for g, m in groups(anchor) if len(m) >= 3]
     if not options:
         return None
@@ -175,7 +178,37 @@ def propose_cardinality(anchor: Anchor, rng: np.random.Generator) -> Proposal | 
         if criterion["landmark"] is not None and criterion["landmark"] not in _landmarks(anchor, other_members):
             return None
         change = {**base, "group": other, "n": len(other_members)}
-    return change_kind, base, change
+    # Size draws come from a stream of their own (spawned: the family generator's own draws are untouched), so
+    # adding size rankings (decisions-v4) left every other family's tasks, templates and words as they were.
+    sized = _by_size(anchor, change_kind, base, change, rng.spawn(1)[0])
+    return (change_kind, *sized) if sized is not None else (change_kind, base, change)
+
+
+def _sized(p: Params, biggest: bool) -> Params:
+    return {**p, "key": "size", "desc": biggest, "landmark": None, "origin": None}
+
+
+def _by_size(
+    anchor: Anchor, change_kind: str, base: Params, change: Params, side: np.random.Generator
+) -> tuple[Params, Params] | None:
+    """The family ranked by size instead (SIZE_SHARE of the time): both tasks for a count or group change,
+    "biggest" / "smallest" for a direction change, one task's criterion for a criterion change; None when it
+    is not drawn, the group is a size ("the biggest big things"), or a size ranking's cut is not clear."""
+    by_size_group = any(p["group"] is not None and p["group"].field == "size" for p in (base, change))
+    if side.random() >= SIZE_SHARE or by_size_group:
+        return None
+    biggest = bool(side.random() < 0.5)
+    if change_kind == "direction":
+        pair = (_sized(base, biggest), _sized(change, not biggest))
+    elif change_kind == "criterion":
+        pair = (_sized(base, biggest), change) if side.random() < 0.5 else (base, _sized(change, biggest))
+    else:
+        pair = (_sized(base, biggest), _sized(change, biggest))
+    for p in pair:
+        members = [c.id for c in anchor.candidates if p["group"] is None or p["group"].matches(c)]
+        if p["key"] == "size" and size_cut(anchor.candidates, members, p["k"], p["desc"]) is None:
+            return None
+    return pair
 
 
 def propose_temporal(anchor: Anchor, rng: np.random.Generator) -> Proposal | None:

@@ -25,6 +25,7 @@ from heedful.suites.decisions.model import (
     Scope,
     Task,
 )
+from heedful.suites.decisions.sizes import clearly_bigger
 
 # Two positions closer than this along a ranking axis count as tied: a person could not tell them apart.
 RANK_MARGIN = 0.03
@@ -39,7 +40,9 @@ def _position(candidate: Candidate, key: str, origin: tuple[float, float] | None
 def _clearly_ahead(
     a: Candidate, b: Candidate, key: str, descending: bool, origin: tuple[float, float] | None = None
 ) -> bool:
-    """True when `a` ranks before `b` by more than the margin."""
+    """True when `a` ranks before `b` by more than the margin (by size: when it is clearly bigger or smaller)."""
+    if key == "size":
+        return clearly_bigger(a.attrs, b.attrs) if descending else clearly_bigger(b.attrs, a.attrs)
     delta = _position(a, key, origin) - _position(b, key, origin)
     return delta > RANK_MARGIN if descending else delta < -RANK_MARGIN
 

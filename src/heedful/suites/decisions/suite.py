@@ -25,7 +25,7 @@ class DecisionsSuite(SuiteBase):
     """Fixed decision states with paired task-preserving and task-changing instructions."""
 
     name = "decisions"
-    version = "decisions-v3"
+    version = "decisions-v4"
     report_clusters = ("family", "anchor")
     run_options = DecisionsRunOptions
     splits = ("all", "train", "val", "test")
@@ -115,7 +115,7 @@ class DecisionsSuite(SuiteBase):
         episode = conditions.worded(episode, context.options)  # condition=paraphrase: the paraphrase is shown
         observation = build_observation(
             episode,
-            seed=context.seed,
+            run_seed=context.run_seed,
             mask=bool(context.options.get("mask")),
             image_png=conditions.image_for(episode, context.options),
             privileged=capabilities(agent).privileged,

@@ -85,7 +85,8 @@ MOVING: Pool = (("actions that move {a}",), ("actions moving {a}",))
 
 # Rankings and orders. The held-out phrases share no word with the training ones (a reader fitted on the
 # training wording finds no cue in them): training says "farthest to the left", "closest to you", "from left to
-# right"; held out says "leftmost", "nearest the robot", "furthest back", "leftmost first".
+# right", "largest", "tiniest"; held out says "leftmost", "nearest the robot", "furthest back", "leftmost first",
+# "biggest", "smallest".
 #
 # (key, descending) -> phrase completing "the ones that are ..." (superlative; training wording) and
 # "the one that is ..." (comparative, between two; training wording)
@@ -94,6 +95,8 @@ RANKS: dict[tuple[str, bool], tuple[str, ...]] = {
     ("x", True): ("farthest to the right",),
     ("y", False): ("closest to you",),
     ("y", True): ("farthest from you",),
+    ("size", True): ("largest",),  # rankings by size: cardinality only
+    ("size", False): ("tiniest",),
 }
 LANDMARK_RANKS: Pool = (("closest to {l}",), ("nearest {l}",))  # farthest from it: LANDMARK_AWAY
 LANDMARK_AWAY: Pool = (("farthest from {l}",), ("furthest from {l}",))
@@ -110,15 +113,18 @@ HELD_OUT_RANKS: dict[tuple[str, bool], tuple[str, str]] = {  # (object anchors, 
     ("x", True): ("the {k}rightmost {one}", "the {head} moving the rightmost {objects}"),
     ("y", False): ("the {head} nearest the robot", "the {head} moving the {objects} nearest the robot"),
     ("y", True): ("the {head} furthest back", "the {head} moving the {objects} furthest back"),
+    ("size", True): ("the {k}biggest {one}", "the {head} moving the biggest {objects}"),
+    ("size", False): ("the {k}smallest {one}", "the {head} moving the smallest {objects}"),
 }
 HELD_OUT_LANDMARK = ("the {head} nearest {l}", "the {head} moving the {objects} nearest {l}")
 HELD_OUT_LANDMARK_AWAY = ("the {head} furthest from {l}", "the {head} moving the {objects} furthest from {l}")
-# held-out comparatives between two named candidates ("whichever isn't ...")
+# held-out comparatives between two named candidates ("whichever isn't ..."); an action's says where its object
+# is ("whose object is further back"): "the one moving the object further back" also reads as a push backward
 HELD_OUT_COMPARATIVES: dict[tuple[str, bool], tuple[str, str]] = {
     ("x", False): ("the leftmost of the two", "the one moving the leftmost of the two objects"),
     ("x", True): ("the rightmost of the two", "the one moving the rightmost of the two objects"),
-    ("y", False): ("the one nearer the robot", "the one moving the object nearer the robot"),
-    ("y", True): ("the one further back", "the one moving the object further back"),
+    ("y", False): ("the one nearer the robot", "the one whose object is nearer the robot"),
+    ("y", True): ("the one further back", "the one whose object is further back"),
 }
 ORDERS: dict[tuple[str, bool], Pool] = {
     ("x", False): (("from left to right",), ("leftmost first",)),
