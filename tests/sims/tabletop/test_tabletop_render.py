@@ -151,4 +151,4 @@ def test_renderers_sharing_a_context_draw_what_a_renderer_of_its_own_draws() -> 
         else:  # dropped without close: its assets are freed by the pool later
             del sim
             gc.collect()
-    assert pool.made == made and sum(c.renderers for c in pool._contexts) == 0
+    assert pool.made == made and pool.renderers == 0

@@ -80,19 +80,10 @@ class GLContextPool:
             context.renderers -= 1
 
     @property
-    def contexts(self) -> int:
-        """Contexts in the pool now."""
-        return len(self._contexts)
-
-    def close(self) -> None:
-        """Free every context without renderers (the process is done rendering, or a test wants a clean pool)."""
+    def renderers(self) -> int:
+        """Renderers drawing in the pool's contexts now (those dropped without close count until the next `take`)."""
         with self._lock:
-            idle = [c for c in self._contexts if c.renderers == 0]
-            self._contexts = [c for c in self._contexts if c.renderers > 0]
-        for context in idle:
-            with context.lock:
-                if context.gl is not None:
-                    context.gl.free()
+            return sum(c.renderers for c in self._contexts)
 
 
 @contextlib.contextmanager
