@@ -37,7 +37,7 @@ needs_lerobot = pytest.mark.skipif(
 LABELS = ["s1_t00_pickup", "s2_t04_stack"]
 SIZE = 32  # the exported and trained image size; the suite renders at it for this policy (its image_size)
 STEPS = 150
-CHUNK = 15  # the untrained ACT's chunk: a trial of 180 steps makes 12 policy calls (its ResNet-18 costs 20-100 ms)
+CHUNK = 45  # the untrained ACT's chunk: a trial of 180 steps makes 4 policy calls (each 20-100 ms here)
 # A tiny ACT: one encoder and one decoder layer of width 64 on a ResNet-18 without pretrained weights, which
 # dominates the cost (0.2 s a step on one busy core at 32 px; 0.37 s at 64 px).
 TRAIN_FLAGS = [
@@ -195,6 +195,7 @@ def test_an_untrained_checkpoint_acts_and_bad_actions_are_interface_errors(
     assert declared.predict_batch is not None and declared.begin_trial is None  # ACT: whole chunks, no seed
     described = agent.describe()
     assert described["policy"] == "act" and described["path"] == str(model) and described["cameras"] == ["wrist"]
+    assert described["actions_per_call"] == CHUNK
     assert described["weights_sha256"] == hashlib.sha256((model / "model.safetensors").read_bytes()).hexdigest()
     assert described["input_features"]["observation.images.wrist_image"] == {"type": "VISUAL", "shape": [3, 16, 16]}
 
@@ -236,6 +237,7 @@ def test_a_policy_with_temporal_ensembling_steps_select_action_with_its_seed(
     agent = LeRobotAgent(path=str(model))
     declared = capabilities(agent)
     assert declared.predict_batch is None and declared.begin_trial is not None  # per-trial state: not batched
+    assert agent.describe()["actions_per_call"] == 1
 
     def actions(seed: int) -> np.ndarray:
         agent.begin_trial(None, seed)  # type: ignore[misc]

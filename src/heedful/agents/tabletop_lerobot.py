@@ -208,6 +208,7 @@ class LeRobotAgent:
             },
             "cameras": list(self.cameras),
             "image_size": self.image_size,
+            "actions_per_call": int(self.config.n_action_steps) if self.chunked else 1,
             "device": str(self.device),
             "lerobot": getattr(lerobot, "__version__", None),
         }
