@@ -37,6 +37,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 HERE = Path(__file__).resolve().parent
+IMAGE_KEYS = {"agentview": "image", "wrist": "wrist_image"}  # heedful.sims.tabletop.config's, without importing it
 AGENT = "heavy-net"
 TARGET = "batched_policy:HeavyNetPolicy"
 
@@ -47,8 +48,22 @@ class HeavyNetPolicy:
     name = AGENT
     cameras: tuple[str, ...] = ()  # reads the proprio state and the instruction: nothing is rendered for it
 
-    def __init__(self, *, depth: int = 32, width: int = 768, chunk: int = 1, device: str = "cpu") -> None:
+    def __init__(
+        self,
+        *,
+        depth: int = 32,
+        width: int = 768,
+        chunk: int = 1,
+        device: str = "cpu",
+        cameras: str = "",
+        image_size: int | None = None,
+    ) -> None:
         import torch
+
+        # Cameras to render (comma-separated), read into the features as each image's mean colour: the trials
+        # then pay for rendering as a vision policy's do.
+        self.cameras = tuple(c for c in cameras.split(",") if c)
+        self.image_size = image_size
 
         torch.set_num_threads(1)
         torch.manual_seed(0)
@@ -77,6 +92,9 @@ class HeavyNetPolicy:
             features[row, :8] = np.asarray(observation["state"], dtype=np.float32)[:8]
             code = zlib.crc32(str(observation["prompt"]).encode())
             features[row, 8:16] = [((code >> (4 * k)) & 15) / 15.0 for k in range(8)]
+            for k, camera in enumerate(self.cameras):
+                image = np.asarray(observation[IMAGE_KEYS[camera]], dtype=np.float32)
+                features[row, 16 + 3 * k : 19 + 3 * k] = image.mean(axis=(0, 1)) / 255.0
         with torch.no_grad():
             out = self.net(torch.from_numpy(features).to(self.device)).cpu().numpy().astype(np.float64)
         chunks = []
@@ -110,12 +128,42 @@ def call_costs(policy: HeavyNetPolicy, sizes: Sequence[int] = (1, 32), repeats: 
 # --- one configuration, in its own process ------------------------------------------------------------------
 
 
+class GLContextCount:
+    """OpenGL contexts made and alive in this process: MuJoCo's `GLContext` class (EGL, OSMesa or GLFW, whichever
+    MUJOCO_GL chose) replaced by a counting subclass, which every renderer made afterwards uses."""
+
+    def __init__(self) -> None:
+        from mujoco.rendering.classic import gl_context
+
+        self.made = self.alive = self.peak = 0
+        base, count = gl_context.GLContext, self
+        if base is None:
+            return
+
+        class Counting(base):  # type: ignore[misc, valid-type]
+            def __init__(self, *size: int) -> None:
+                super().__init__(*size)
+                count.made += 1
+                count.alive += 1
+                count.peak = max(count.peak, count.alive)
+                self._counted = True
+
+            def free(self) -> None:
+                if getattr(self, "_counted", False):
+                    self._counted = False
+                    count.alive -= 1
+                super().free()
+
+        gl_context.GLContext = Counting
+
+
 def run_one(args: argparse.Namespace) -> dict[str, Any]:
     from heedful.agents.registry import AGENTS
     from heedful.api import evaluate
     from heedful.runner import load_run
 
     AGENTS.register(f"tabletop/{AGENT}", TARGET)
+    contexts = GLContextCount() if args.workers[0] <= 1 else None  # pool workers are other processes
     start = time.perf_counter()
     result = evaluate(
         suite="tabletop",
@@ -139,13 +187,17 @@ def run_one(args: argparse.Namespace) -> dict[str, Any]:
         "mean_batch": float(np.mean(batches)) if batches else 1.0,
         "complete": float(np.mean([r.scores.get("complete", 0.0) for r in records])),
         "errors": Counter(f"{r.status}: {(r.error or '')[:300]}" for r in records if r.error).most_common(3),
+        "gl_contexts_made": contexts.made if contexts else None,
+        "gl_contexts_peak": contexts.peak if contexts else None,
     }
 
 
 def agent_args(args: argparse.Namespace) -> dict[str, Any]:
     values: dict[str, Any] = {}
     if args.agent == AGENT:
-        values = {"depth": args.depth, "width": args.width, "chunk": args.chunk}
+        values = {"depth": args.depth, "width": args.width, "chunk": args.chunk, "cameras": args.cameras}
+        if args.image_size:
+            values["image_size"] = args.image_size
     for item in args.agent_arg:
         key, _, text = item.partition("=")
         try:
@@ -210,7 +262,7 @@ def measure(argv: list[str], workers: int) -> tuple[dict[str, Any], float]:
 
 def summary(rows: list[dict[str, Any]]) -> None:
     """Print the table (trials/s against the same workers' unbatched run), adding trials_per_s and speedup."""
-    print("workers  batch  trials  wall_s  trials/s  x unbatched  mean batch  peak MB/worker  complete")
+    print("workers  batch  trials  wall_s  trials/s  x unbatched  mean batch  peak MB/worker  complete  GL made/peak")
     for row in rows:
         row["trials_per_s"] = row["trials"] / row["wall_s"]
     for row in rows:
@@ -219,7 +271,8 @@ def summary(rows: list[dict[str, Any]]) -> None:
         print(
             f"{row['workers']:7d}  {row['batch']:5d}  {row['trials']:6d}  {row['wall_s']:6.1f}  "
             f"{row['trials_per_s']:8.2f}  {row['speedup'] or float('nan'):11.2f}  {row['mean_batch']:10.1f}  "
-            f"{row['peak_mb']:14.0f}  {row['complete']:8.3f}"
+            f"{row['peak_mb']:14.0f}  {row['complete']:8.3f}  "
+            f"{row.get('gl_contexts_made')}/{row.get('gl_contexts_peak')}"
         )
 
 
@@ -234,6 +287,8 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=32)
     parser.add_argument("--width", type=int, default=768)
     parser.add_argument("--chunk", type=int, default=1, help="heavy-net: actions per call")
+    parser.add_argument("--cameras", default="", help="heavy-net: cameras it reads, e.g. agentview,wrist")
+    parser.add_argument("--image-size", type=int, help="heavy-net: the size its images are rendered at")
     parser.add_argument("--json", type=Path, help="also write the rows here")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
@@ -252,6 +307,7 @@ def main() -> None:
             f"{costs[32]:.1f} ms ({costs[32] / costs[1]:.2f}x)"
         )
     common = ["--agent", args.agent, "--depth", str(args.depth), "--width", str(args.width), "--chunk", str(args.chunk)]
+    common += ["--cameras", args.cameras] + (["--image-size", str(args.image_size)] if args.image_size else [])
     common += [x for item in args.agent_arg for x in ("--agent-arg", item)]
     common += ["--all"] if args.limit is None else ["--limit", str(args.limit)]
     rows: list[dict[str, Any]] = []

@@ -37,6 +37,7 @@ needs_lerobot = pytest.mark.skipif(
 LABELS = ["s1_t00_pickup", "s2_t04_stack"]
 SIZE = 32  # the exported and trained image size; the suite renders at it for this policy (its image_size)
 STEPS = 150
+CHUNK = 45  # the untrained ACT's chunk: a trial of 180 steps makes 4 policy calls (each 20-100 ms here)
 # A tiny ACT: one encoder and one decoder layer of width 64 on a ResNet-18 without pretrained weights, which
 # dominates the cost (0.2 s a step on one busy core at 32 px; 0.37 s at 64 px).
 TRAIN_FLAGS = [
@@ -137,7 +138,7 @@ def test_images_are_resampled_at_pixel_centres() -> None:
     assert np.array_equal(small, image[centres(64)][:, centres(56)])
 
 
-def _untrained_act(root: Path, images: dict[str, int]) -> Path:
+def _untrained_act(root: Path, images: dict[str, int], **overrides: Any) -> Path:
     """An untrained ACT checkpoint saved by lerobot (weights, config, processors without statistics)."""
     import torch
     from lerobot.configs.types import FeatureType, PolicyFeature
@@ -147,19 +148,21 @@ def _untrained_act(root: Path, images: dict[str, int]) -> Path:
 
     inputs = {"observation.state": PolicyFeature(FeatureType.STATE, (8,))}
     inputs.update({key: PolicyFeature(FeatureType.VISUAL, (3, size, size)) for key, size in images.items()})
+    settings: dict[str, Any] = {
+        "device": "cpu",
+        "pretrained_backbone_weights": None,
+        "dim_model": 16,
+        "n_heads": 1,
+        "dim_feedforward": 16,
+        "n_encoder_layers": 1,
+        "n_vae_encoder_layers": 1,
+        "latent_dim": 4,
+        "chunk_size": CHUNK,
+        "n_action_steps": CHUNK,
+        **overrides,
+    }
     config = ACTConfig(
-        device="cpu",
-        pretrained_backbone_weights=None,
-        dim_model=16,
-        n_heads=1,
-        dim_feedforward=16,
-        n_encoder_layers=1,
-        n_vae_encoder_layers=1,
-        latent_dim=4,
-        chunk_size=4,
-        n_action_steps=4,
-        input_features=inputs,
-        output_features={"action": PolicyFeature(FeatureType.ACTION, (7,))},
+        input_features=inputs, output_features={"action": PolicyFeature(FeatureType.ACTION, (7,))}, **settings
     )
     torch.manual_seed(0)
     ACTPolicy(config).save_pretrained(root)
@@ -189,28 +192,103 @@ def test_an_untrained_checkpoint_acts_and_bad_actions_are_interface_errors(
     agent = LeRobotAgent(path=str(model))
     declared = capabilities(agent)
     assert declared.cameras == ("wrist",) and agent.image_size == 16  # only the camera it reads, at its size
+    assert declared.predict_batch is not None and declared.begin_trial is None  # ACT: whole chunks, no seed
     described = agent.describe()
     assert described["policy"] == "act" and described["path"] == str(model) and described["cameras"] == ["wrist"]
+    assert described["actions_per_call"] == CHUNK
     assert described["weights_sha256"] == hashlib.sha256((model / "model.safetensors").read_bytes()).hexdigest()
     assert described["input_features"]["observation.images.wrist_image"] == {"type": "VISUAL", "shape": [3, 16, 16]}
 
-    def actions(seed: int) -> np.ndarray:
-        agent.begin_trial(None, seed)
+    def actions() -> np.ndarray:
         agent.reset()
         agent.set_instruction("Pick it up.")
-        return np.concatenate([agent.predict(_observation()) for _ in range(6)])  # 224 px, resampled to 16
+        return np.concatenate([agent.predict(_observation()) for _ in range(3)])  # 224 px, resampled to 16
+
+    first = actions()
+    assert first.shape == (3 * CHUNK, 7) and np.isfinite(first).all()  # n_action_steps actions a call
+    assert np.array_equal(actions(), first) and agent.trial_report()[0] == {"predictions": 3}
+
+    # what select_action hands out over the next steps, one at a time (its queue of the chunk)
+    agent.policy.reset()
+    queued = []
+    for _ in range(CHUNK):
+        batch = agent._prepare(agent._frame(_observation()), agent.device, "Pick it up.", "heedful")
+        with torch.inference_mode():
+            queued.append(agent.postprocessor(agent.policy.select_action(agent.preprocessor(batch))).numpy())
+    assert np.array_equal(np.concatenate(queued), first[:CHUNK])
+
+    monkeypatch.setattr(agent.policy, "predict_action_chunk", lambda batch: torch.full((1, CHUNK, 7), float("nan")))
+    with pytest.raises(AgentInterfaceError, match="non-finite action"):
+        agent.predict(_observation())
+    monkeypatch.setattr(agent.policy, "predict_action_chunk", lambda batch: torch.zeros((1, CHUNK, 14)))
+    with pytest.raises(AgentInterfaceError, match=rf"shape \(1, {CHUNK}, 14\), not \(1, {CHUNK}, 7\)"):
+        agent.predict(_observation())
+
+
+@needs_lerobot
+def test_a_policy_with_temporal_ensembling_steps_select_action_with_its_seed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import torch
+
+    model = _untrained_act(
+        tmp_path / "ensembled", {"observation.images.wrist_image": 16}, n_action_steps=1, temporal_ensemble_coeff=0.01
+    )
+    agent = LeRobotAgent(path=str(model))
+    declared = capabilities(agent)
+    assert declared.predict_batch is None and declared.begin_trial is not None  # per-trial state: not batched
+    assert agent.describe()["actions_per_call"] == 1
+
+    def actions(seed: int) -> np.ndarray:
+        agent.begin_trial(None, seed)  # type: ignore[misc]
+        agent.reset()
+        agent.set_instruction("Pick it up.")
+        return np.concatenate([agent.predict(_observation()) for _ in range(3)])
 
     first = actions(3)
-    assert first.shape == (6, 7) and np.isfinite(first).all()
-    assert np.array_equal(actions(3), first)  # reset clears the action queue
-    assert agent.trial_report()[0] == {"predictions": 6}
-
+    assert first.shape == (3, 7) and np.array_equal(actions(3), first)  # one action a step; reset clears the ensemble
     monkeypatch.setattr(agent.policy, "select_action", lambda batch: torch.full((1, 7), float("nan")))
     with pytest.raises(AgentInterfaceError, match="non-finite action"):
         agent.predict(_observation())
-    monkeypatch.setattr(agent.policy, "select_action", lambda batch: torch.zeros((1, 14)))
-    with pytest.raises(AgentInterfaceError, match=r"shape \(1, 14\), not \(1, 7\)"):
-        agent.predict(_observation())
+
+
+@needs_lerobot
+@pytest.mark.render
+def test_batched_lerobot_answers_and_records_are_the_unbatched_ones(wrist_model: Path, tmp_path: Path) -> None:
+    """Each row of a batch is what the policy answers alone, up to the last bits (torch's CPU kernels are not
+    batch-invariant, as for bc); a lockstep run's statuses, predictions and steps are the unbatched run's."""
+    from heedful.api import evaluate
+
+    agent = LeRobotAgent(path=str(wrist_model))
+    rng = np.random.default_rng(1)
+    observations = [
+        {**_observation(16), "wrist_image": rng.integers(0, 256, (16, 16, 3), dtype=np.uint8), "prompt": f"p{i}"}
+        for i in range(5)
+    ]
+    alone = [agent.predict(o) for o in observations]
+    assert agent.predict_batch is not None
+    together = agent.predict_batch(observations)
+    np.testing.assert_allclose(np.stack(together), np.stack(alone), rtol=1e-5, atol=1e-5)
+    assert np.array_equal(agent.predict_batch(observations[:1])[0], alone[0])  # a batch of one: the same
+    common: dict[str, Any] = {
+        "suite": "tabletop",
+        "agent": "lerobot",
+        "agent_args": {"path": str(wrist_model)},
+        "limit": 2,
+        "order": "file",
+        "options": {"trials": 1, "level": ["L0"]},
+        "progress": False,
+    }
+    evaluate(out=tmp_path / "one", **common)
+    evaluate(out=tmp_path / "batch", batch=2, **common)
+    one, batched = load_run(tmp_path / "one")[1], load_run(tmp_path / "batch")[1]
+    assert all(r.status == "ok" for r in [*one, *batched]), [(r.status, r.error) for r in [*one, *batched]]
+
+    def summary(records: Any) -> list[tuple[Any, ...]]:
+        return [(r.episode_id, r.status, r.agent_info, r.prediction["steps"]) for r in records]
+
+    assert summary(batched) == summary(one)
+    assert all(r.timing["predict_batch_mean"] > 1 for r in batched)  # both trials on each call
 
 
 @needs_lerobot
@@ -264,10 +342,11 @@ def test_an_act_policy_trained_by_lerobot_is_run_and_scored(tmp_path: Path, monk
     assert main([*run, "--limit", "2", "--out", str(run_dir), "--no-progress"]) == 0
     manifest, records = load_run(run_dir)
     assert len(records) == 2 and all(r.status == "ok" for r in records)
-    steps = sum(int(r.agent_info["predictions"]) for r in records)  # one select_action per control step
-    assert steps == sum(int(r.scores["acting_steps"]) for r in records) == len(seen)
+    calls = sum(int(r.agent_info["predictions"]) for r in records)  # one chunk of 10 actions a call (ACT)
+    acting = [int(r.scores["acting_steps"]) for r in records]
+    assert calls == len(seen) == sum(-(-steps // 10) for steps in acting)  # the horizon may cut the last chunk
     actions = np.concatenate(seen)
-    assert actions.shape == (steps, 7) and np.isfinite(actions).all()
+    assert actions.shape == (10 * calls, 7) and np.isfinite(actions).all()
     assert all(r.timing["lerobot_predict_ms_mean"] > 0 for r in records)
     agent = manifest.agent
     assert (agent["name"], agent["policy"], agent["path"], agent["image_size"]) == ("lerobot", "act", str(model), SIZE)

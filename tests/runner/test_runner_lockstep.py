@@ -4,6 +4,7 @@ only its own episode, and tabletop records are the unbatched run's, serially and
 from __future__ import annotations
 
 import os
+import re
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -22,6 +23,10 @@ from heedful.runner import load_run
 from heedful.runner.lockstep import Batcher, check_batchable
 
 HERE = Path(__file__).resolve().parent
+_POLICY_CRASH = re.compile(
+    r"RuntimeError: the policy broke on this trial "
+    r"\(at lockstep_controllers\.py:\d+ in _one; from rollout\.py:\d+ in \w+\)"
+)
 STEPWISE = "lockstep_controllers:StepwisePolicy"
 
 
@@ -123,6 +128,54 @@ def test_tabletop_records_in_lockstep_are_the_unbatched_runs(stepwise: str, tmp_
     statuses = [r["status"] for r in one]
     assert statuses.count(Status.CRASHED) == 2 and statuses.count(Status.OK) == 3  # the "red ball" trials
     assert all(CRASH_WORD in r["inputs"]["instruction"] for r in one if r["status"] == Status.CRASHED)
+    reasons = {r["error"] for r in one if r["status"] == Status.CRASHED}  # the reason, and where it came from
+    assert len(reasons) == 1 and _POLICY_CRASH.fullmatch(str(reasons.pop()))
     assert _bodies(tmp_path / "batch") == one and _bodies(tmp_path / "pool") == one
     batched = load_run(tmp_path / "batch")[1]
     assert max(r.timing.get("predict_batch_mean", 0) for r in batched) > 1.5  # the trials did share calls
+
+
+@pytest.mark.render
+def test_a_trial_whose_renderer_fails_is_crashed_with_its_reason_and_its_batch_mates_run_on(
+    stepwise: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failure on the simulator's side (here the renderer of the "red ball" trials after a few steps, as an EGL
+    context that cannot be made would) crashes only its own trial, with the error's type, message and place."""
+    from heedful.sims.tabletop.sim import TabletopSim
+    from heedful.suites.tabletop import rollout
+
+    render, observe = TabletopSim.render, rollout._controller_obs
+
+    def failing(self: TabletopSim, camera: str) -> Any:
+        if getattr(self, "broken", False):
+            raise RuntimeError("Cannot create an EGL context.")
+        return render(self, camera)
+
+    def marking(rt: Any, cameras: Any, instruction: str, objects: Any) -> Any:
+        rt.sim.broken = CRASH_WORD in instruction and rt.steps >= 12
+        return observe(rt, cameras, instruction, objects)
+
+    monkeypatch.setattr(TabletopSim, "render", failing)
+    monkeypatch.setattr(rollout, "_controller_obs", marking)
+    common: dict[str, Any] = {
+        "suite": "tabletop",
+        "agent": stepwise,
+        "limit": 4,
+        "order": "file",
+        "options": {"trials": 1, "level": ["L0"]},
+        "progress": False,
+    }
+    evaluate(out=tmp_path / "one", **common)
+    evaluate(out=tmp_path / "batch", batch=4, **common)
+    one = _bodies(tmp_path / "one")
+    crashed = [r for r in one if r["status"] == Status.CRASHED]
+    assert 0 < len(crashed) < len(one) and all(r["status"] == Status.OK for r in one if r not in crashed)
+    assert all(
+        re.fullmatch(
+            r"RuntimeError: Cannot create an EGL context\. \(at test_runner_lockstep\.py:\d+ in failing; "
+            r"from rollout\.py:\d+ in (?:<dictcomp>|_controller_obs)\)",
+            str(r["error"]),
+        )
+        for r in crashed
+    )
+    assert _bodies(tmp_path / "batch") == one

@@ -248,6 +248,12 @@ def test_tabletop_records_in_lockstep_on_ray_are_the_unbatched_runs(
         '"crashed"' in serial[0]
         and max(r.timing.get("predict_batch_mean", 0) for r in load_run(tmp_path / "ray")[1]) > 1
     )
+    crashed = [str(r.error) for r in load_run(tmp_path / "ray")[1] if r.status == "crashed"]
+    assert crashed and all(  # the reason and its place came back from the actor
+        e.startswith("RuntimeError: the policy broke on this trial (at lockstep_controllers.py:")
+        and "; from rollout.py:" in e
+        for e in crashed
+    )
 
 
 def test_household_records_are_the_same_on_ray_as_serially(cluster: Any, tmp_path: Path) -> None:

@@ -12,6 +12,13 @@ checkpoint's input features name are rendered, at the size it was trained on (de
 images of another size are resampled, see `_resize`). Inference runs on one torch thread, and torch's
 generator is seeded from each episode's seed, so even a sampling policy gives the same records in any order,
 in one process or in a pool.
+
+An ACT policy without temporal ensembling is deterministic, and its `select_action` only hands out, one a step, the
+first `n_action_steps` actions of a chunk it predicts from the observation of the chunk's first step: for it, the
+agent answers that whole chunk at once (the same actions, one policy call instead of `n_action_steps`) and
+declares `predict_batch`, which predicts the chunks of many observations in one forward pass (`heedful run
+--batch K`). Such a policy needs no seed, so it declares no `begin_trial`. Other policies keep the step-by-step
+`select_action` (their queue, observation history or noise is per trial) and are not batched.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ import importlib
 import io
 import os
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +75,9 @@ class LeRobotAgent:
 
     cameras: tuple[str, ...] = ()  # set per checkpoint: the cameras its input features name
     image_size: int | None = None  # set per checkpoint: the suite renders at the size it was trained on
+    # set per checkpoint (see the module docstring): a sampling policy's seed, or a chunk policy's batched answers
+    begin_trial: Callable[[Any, int], None] | None = None
+    predict_batch: Callable[[Sequence[dict[str, Any]]], list[NDArray[np.float64]]] | None = None
 
     def __init__(self, *, path: str | None = None, device: str = "cpu") -> None:
         self.path = _model_dir(path)
@@ -104,8 +115,13 @@ class LeRobotAgent:
         self.weights_sha256 = hashlib.sha256((self.path / WEIGHTS_FILE).read_bytes()).hexdigest()
         self._task, self._seed = "", 0
         self._calls, self._ms = 0, 0.0
+        self.chunked = answers_whole_chunks(self.config)
+        if self.chunked:
+            self.predict_batch = self._predict_batch
+        else:
+            self.begin_trial = self._begin_trial
 
-    def begin_trial(self, trial: Any, seed: int) -> None:
+    def _begin_trial(self, trial: Any, seed: int) -> None:
         self._seed = int(seed)  # only the episode's seed is read: it seeds a sampling policy's noise
 
     def reset(self) -> None:
@@ -122,28 +138,58 @@ class LeRobotAgent:
         self._task = instruction
 
     def predict(self, observation: dict[str, Any]) -> NDArray[np.float64]:
-        """The policy's next action, (1, 7)."""
+        """The policy's next action, (1, 7); a chunk policy's next `n_action_steps` actions (see the module
+        docstring)."""
         import torch
 
         start = time.perf_counter()
+        chunk: NDArray[np.float64]
+        if self.chunked:
+            chunk = self._chunks([observation], [self._task])[0]
+        else:
+            with torch.inference_mode():
+                # lerobot's own conversion (HxWx3 uint8 -> float CHW in [0, 1], batch dim), as lerobot-record runs
+                batch = self._prepare(self._frame(observation), self.device, self._task, ROBOT_TYPE)
+                action = self.postprocessor(self.policy.select_action(self.preprocessor(batch)))
+            chunk = np.asarray(action.detach().cpu().numpy(), dtype=np.float64)
+            _check_actions(chunk, (1, 7))
+        self._calls += 1
+        self._ms += (time.perf_counter() - start) * 1000.0
+        return chunk
+
+    def _predict_batch(self, observations: Sequence[dict[str, Any]]) -> list[NDArray[np.float64]]:
+        """`predict` for each observation (its instruction read from `prompt`), in one forward pass."""
+        return list(self._chunks(observations, [str(o.get("prompt", "")) for o in observations]))
+
+    def _frame(self, observation: dict[str, Any]) -> dict[str, NDArray[Any]]:
+        """The observation under the checkpoint's feature names, images at its input size."""
         frame: dict[str, NDArray[Any]] = {}
         if STATE_FEATURE in self.config.input_features:
             frame[STATE_FEATURE] = np.asarray(observation["state"], dtype=np.float32)
         for feature, camera in self.images.items():
             size = tuple(self.config.input_features[feature].shape[1:])
             frame[feature] = _resize(np.asarray(observation[IMAGE_KEYS[camera]], dtype=np.uint8), size)
+        return frame
+
+    def _chunks(self, observations: Sequence[dict[str, Any]], tasks: Sequence[str]) -> NDArray[np.float64]:
+        """A chunk policy's first `n_action_steps` actions for each observation, (N, n_action_steps, 7): what its
+        `select_action` would hand out over the next steps (the queue it fills from `predict_action_chunk`)."""
+        import torch
+
         with torch.inference_mode():
-            # lerobot's own conversion (HxWx3 uint8 -> float CHW in [0, 1], batch dim), as lerobot-record runs
-            batch = self._prepare(frame, self.device, self._task, ROBOT_TYPE)
-            action = self.postprocessor(self.policy.select_action(self.preprocessor(batch)))
-        chunk = np.asarray(action.detach().cpu().numpy(), dtype=np.float64)
-        if chunk.shape != (1, 7):
-            raise AgentInterfaceError(f"the LeRobot policy returned an action of shape {chunk.shape}, not (1, 7)")
-        if not np.isfinite(chunk).all():
-            raise AgentInterfaceError(f"the LeRobot policy returned a non-finite action {chunk[0].tolist()}")
-        self._calls += 1
-        self._ms += (time.perf_counter() - start) * 1000.0
-        return chunk
+            prepared = [
+                self._prepare(self._frame(o), self.device, task, ROBOT_TYPE)
+                for o, task in zip(observations, tasks, strict=True)
+            ]
+            batch = {
+                key: torch.cat([p[key] for p in prepared]) if torch.is_tensor(value) else [p[key] for p in prepared]
+                for key, value in prepared[0].items()
+            }
+            predicted = self.policy.predict_action_chunk(self.preprocessor(batch))
+            actions = self.postprocessor(predicted[:, : self.config.n_action_steps])
+        chunks = np.asarray(actions.detach().cpu().numpy(), dtype=np.float64)
+        _check_actions(chunks, (len(observations), self.config.n_action_steps, 7))
+        return chunks
 
     def trial_report(self) -> tuple[dict[str, Any], dict[str, float]]:
         """Policy calls this trial and their mean wall time (images resized, processors and policy)."""
@@ -162,9 +208,26 @@ class LeRobotAgent:
             },
             "cameras": list(self.cameras),
             "image_size": self.image_size,
+            "actions_per_call": int(self.config.n_action_steps) if self.chunked else 1,
             "device": str(self.device),
             "lerobot": getattr(lerobot, "__version__", None),
         }
+
+
+def answers_whole_chunks(config: Any) -> bool:
+    """Whether the policy's `select_action` only hands out a predicted chunk one action a step, with no noise: ACT
+    without temporal ensembling (its latent is zero at inference)."""
+    return str(config.type) == "act" and getattr(config, "temporal_ensemble_coeff", None) is None
+
+
+def _check_actions(actions: NDArray[np.float64], shape: tuple[int, ...]) -> None:
+    """An AgentInterfaceError unless `actions` has `shape` and finite entries."""
+    if actions.shape != shape:
+        raise AgentInterfaceError(f"the LeRobot policy returned an action of shape {actions.shape}, not {shape}")
+    rows = actions.reshape(-1, shape[-1])
+    bad = ~np.isfinite(rows).all(axis=1)
+    if bad.any():
+        raise AgentInterfaceError(f"the LeRobot policy returned a non-finite action {rows[bad][0].tolist()}")
 
 
 def _model_dir(path: str | None) -> Path:

@@ -61,13 +61,31 @@ class Work:
     batch: int = 1
 
 
+SUITE_CODE = (f"heedful{os.sep}suites{os.sep}", f"heedful{os.sep}sims{os.sep}")
+"""Where a crash's call site is looked for: the suite's and simulator's own code (never the runner's)."""
+
+
 def crash_message(exc: BaseException) -> str:
-    """`"ExcType: message (at file.py:LINE in function)"`, naming the innermost traceback frame."""
+    """`"ExcType: message (at file.py:LINE in function; from rollout.py:LINE in caller) <- CauseType: message"`.
+
+    The traceback's tail names the innermost frame and, when that is not the suite's own code, the innermost
+    frame of the suite or simulator that led there (the call into the policy, the renderer, ...). Both are the
+    same whichever backend ran the episode, alone or in a lockstep batch (the runner's own frames in between
+    differ, so they are left out); the exception's cause, if any, follows its message.
+    """
     text = f"{type(exc).__name__}: {exc}"
     frames = traceback.extract_tb(exc.__traceback__)
     if frames:
         last = frames[-1]
-        text += f" (at {Path(last.filename).name}:{last.lineno} in {last.name})"
+        text += f" (at {Path(last.filename).name}:{last.lineno} in {last.name}"
+        if not any(part in last.filename for part in SUITE_CODE):
+            site = next((f for f in reversed(frames) if any(part in f.filename for part in SUITE_CODE)), None)
+            if site is not None:
+                text += f"; from {Path(site.filename).name}:{site.lineno} in {site.name}"
+        text += ")"
+    cause = exc.__cause__
+    if cause is not None:
+        text += f" <- {type(cause).__name__}: {cause}"
     return text
 
 

@@ -7,8 +7,9 @@ in its own thread, against a per-episode slot standing in for the agent; a slot'
 episode in flight is waiting for an action (or has ended), and then one `predict_batch` call answers them all.
 Episodes start and end independently: when one ends, the next of the worker's queue takes its place. The episodes
 take turns: one at a time builds its scene, steps its simulator and renders (a lock it gives up only while waiting
-for its action), so the simulator and its OpenGL contexts are never used from two threads at once, and only the
-policy call runs beside them.
+for its action), so the simulator and its OpenGL context are never used from two threads at once, and only the
+policy call runs beside them (the renderers of all episodes of a worker draw in one pooled context, made once:
+`heedful.sims.tabletop.render`).
 
 What a batched controller promises (checked by the tests against its own `predict`): its answer depends on the
 observation only (the instruction is `observation["prompt"]`, the step `observation["step"]`), so batching

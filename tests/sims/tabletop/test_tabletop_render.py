@@ -95,3 +95,60 @@ def test_videos_are_written_as_gif_and_mp4(tmp_path: Path) -> None:
         write_video(np.zeros((2, 8, 8, 3), dtype=np.float32), tmp_path / "x.gif")
     with pytest.raises(ConfigError, match="even frame sizes"):
         write_video(np.zeros((2, 9, 8, 3), dtype=np.uint8), tmp_path / "x.mp4")
+
+
+def _own_context_render(sim: TabletopSim, camera: str) -> np.ndarray:
+    """What a `mujoco.Renderer` with an OpenGL context of its own draws (the renderer before the pool)."""
+    import mujoco
+
+    render = sim.config.render
+    renderer = mujoco.Renderer(sim.model, height=render.height, width=render.width)
+    flags = renderer.scene.flags
+    flags[mujoco.mjtRndFlag.mjRND_SHADOW] = int(render.shadows)
+    flags[mujoco.mjtRndFlag.mjRND_REFLECTION] = int(render.reflections)
+    flags[mujoco.mjtRndFlag.mjRND_SKYBOX] = 0
+    renderer.update_scene(sim.data, camera=camera)
+    image = renderer.render().copy()
+    renderer.close()
+    return image
+
+
+def test_renderers_sharing_a_context_draw_what_a_renderer_of_its_own_draws() -> None:
+    import gc
+    import threading
+
+    from heedful.sims.tabletop.render import context_pool
+
+    configs = [RenderConfig(width=32, height=32), RenderConfig(width=32, height=32, shadows=True, offsamples=4)]
+    sims = [TabletopSim(scene(), SimConfig(render=c, reset_jitter_m=0.02)) for c in [*configs, configs[0]]]
+    for n, sim in enumerate(sims):
+        sim.reset(np.random.default_rng(n))
+    drawn: dict[tuple[int, int], np.ndarray] = {}
+
+    def steps(n: int) -> None:  # the sims' renders interleave in threads, as a lockstep batch's do
+        for k in range(2):
+            drawn[n, k] = sims[n].render("wrist" if k % 2 else "agentview")
+            sims[n].step([0.4, -0.3, 0.2, 0.0, 0.0, 0.0, 1.0])
+
+    threads = [threading.Thread(target=steps, args=(n,)) for n in range(len(sims))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(drawn) == 2 * len(sims)
+    for n, sim in enumerate(sims):
+        camera = "wrist" if n == 2 else "agentview"
+        image = sim.render(camera)
+        assert np.array_equal(image, _own_context_render(sim, camera)) and image.flags.c_contiguous
+        sim.close()
+    pool = context_pool()
+    made = pool.made
+    for n in range(3):  # trials one after another, as in a worker: no new context
+        sim = TabletopSim(scene(), SimConfig(render=configs[0]))
+        sim.render("agentview")
+        if n:
+            sim.close()
+        else:  # dropped without close: its assets are freed by the pool later
+            del sim
+            gc.collect()
+    assert pool.made == made and pool.renderers == 0
