@@ -11,6 +11,7 @@ import pytest
 from heedful.agents.tabletop import BlindAgent, OracleAgent
 from heedful.replies import AgentReply
 from heedful.suites.base import RolloutContext
+from heedful.suites.tabletop.arms import others
 from heedful.suites.tabletop.model import TabletopTrial
 from heedful.suites.tabletop.observation import PlannerObservation
 from heedful.suites.tabletop.registry import evaluation_tasks
@@ -74,6 +75,8 @@ def test_other_takes_another_task_of_the_same_scene_and_layout() -> None:
         assert (t.other.scene, t.other.layout.digest()) == (t.task.scene, t.task.layout.digest())
         assert by_id[t.other.task] == t.other
         assert t.other.instruction != t.task.instruction
+    every = others(TASKS, TASKS)  # one L3 task is alone in its layout: it takes a task of its scene that grounds there
+    assert len(every) == len(TASKS) and sum(every[t.task].layout != t.layout for t in TASKS) == 1
     plain = SUITE.episodes_for_run(TASKS, {"scene": 2, "trials": 1})
     assert SUITE.dataset_hash(trials) == SUITE.dataset_hash(plain)
     assert SUITE.parse_episode(trials[0].model_dump_json()) == trials[0]

@@ -1,7 +1,8 @@
 """Instruction arms of the tabletop suite (see `heedful.language.arms`).
 
-`other` shows the instruction of another task of the same scene and layout (the same `config`, so the same
-objects at the same places), preferring one whose grounded goal differs from the trial's. The substitute travels
+`other` shows the instruction of another task of the same scene and layout (the same objects at the same places),
+preferring one whose grounded goal differs from the trial's; a task alone in its layout (one L3 task of the 554)
+takes another task of its scene whose words ground in its layout. The substitute travels
 with the trial (`TabletopTrial.other`); the dataset hash leaves it out, so the arms of one selection pair.
 
 What the agent gets is the trial's task with the words replaced (`shown_task`): the instruction, and under
@@ -24,7 +25,8 @@ from heedful.suites.tabletop.model import Grounded, Layout, TabletopTask
 
 def others(tasks: Sequence[TabletopTask], pool: Sequence[TabletopTask]) -> dict[str, TabletopTask]:
     """Task id -> its substitute among `pool` (the run's dataset lines): another task of the same scene and layout
-    (one with another grounded goal when there is one), chosen by `choose_other`.
+    (one with another grounded goal when there is one), chosen by `choose_other`; for a task alone in its layout,
+    another task of the scene whose spec grounds in it.
 
     Raises:
         ConfigError: a task is alone in its layout.
@@ -36,11 +38,14 @@ def others(tasks: Sequence[TabletopTask], pool: Sequence[TabletopTask]) -> dict[
     for t in tasks:
         same = by_layout[(t.scene, t.layout.digest())]
         candidates = [d for d in same if d.task != t.task and d.instruction != t.instruction]
+        if not candidates:  # alone in its layout: a task of the scene whose words ground here
+            scene = [d for d in pool if d.scene == t.scene and d.instruction != t.instruction]
+            candidates = [d for d in scene if ground_other(d, t.layout) is not None]
         donor = choose_other(t.task, candidates, prefer=[d for d in candidates if d.grounded != t.grounded])
         if donor is None:
             raise ConfigError(
-                f"task {t.task} is the only one of its layout {t.config}; --instruction other needs another task "
-                "on the same scene (select more levels or scenes)"
+                f"no other task of scene {t.scene} can be asked in the layout of {t.task}; --instruction other "
+                "needs one (select more levels)"
             )
         chosen[t.task] = donor
     return chosen
