@@ -23,6 +23,9 @@ from heedful.errors import ConfigError
 from heedful.language.arms import FOLLOWED_GIVEN, FOLLOWED_SCENE, OTHER_EPISODE, Arm, choose_other, shown_instruction
 from heedful.suites.decisions.model import Decision, DecisionEpisode, Task
 
+OTHER_KEY = '"other":{"episode_id":'
+"""How a run episode's JSON line holds its substitute (`parse_episode` reads a line without it as a dataset line)."""
+
 
 class OtherTask(BaseModel):
     """The family whose instruction an episode shows under `other`: its words, constraint set and gold."""

@@ -66,7 +66,9 @@ class DecisionsSuite(SuiteBase):
         return dataset.schema_text()
 
     def parse_episode(self, text: str) -> DecisionEpisode:
-        return arms.DecisionRunEpisode.model_validate_json(text)  # a run's line may carry its `other` substitute
+        if arms.OTHER_KEY in text:  # a run's line with its `--instruction other` substitute
+            return arms.DecisionRunEpisode.model_validate_json(text)
+        return DecisionEpisode.model_validate_json(text)
 
     def dataset_hash(self, episodes: Sequence[DecisionEpisode]) -> str:
         """The hash of the dataset lines, without an `other` arm's substitutes (the arms of one dataset pair)."""

@@ -24,6 +24,9 @@ from heedful.errors import ConfigError
 from heedful.language.arms import Arm, choose_other, shown_instruction
 from heedful.suites.household.model import Goal, HouseholdEpisode
 
+OTHER_KEY = '"other":{"episode_id":'
+"""How a run episode's JSON line holds its substitute (`parse_episode` reads a line without it as a dataset line)."""
+
 
 class OtherTask(BaseModel):
     """The task whose words an episode shows under `other`: its instruction, target category and goal."""

@@ -62,7 +62,9 @@ class HouseholdSuite(SuiteBase):
         return json.dumps(HouseholdEpisode.model_json_schema(), indent=2, sort_keys=True) + "\n"
 
     def parse_episode(self, text: str) -> HouseholdEpisode:
-        return arms.HouseholdRunEpisode.model_validate_json(text)  # a run's line may carry its `other` substitute
+        if arms.OTHER_KEY in text:  # a run's line with its `--instruction other` substitute
+            return arms.HouseholdRunEpisode.model_validate_json(text)
+        return HouseholdEpisode.model_validate_json(text)
 
     def dataset_hash(self, episodes: Sequence[HouseholdEpisode]) -> str:
         """The hash of the dataset lines, without an `other` arm's substitutes (the arms of one dataset pair)."""
