@@ -81,6 +81,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         _sweep_report(args.run, args.format, args.resamples, None)
         return _sweep_verdict(args.run, max_errors)
     if is_arms_job(args.run):  # one run per instruction arm: the language-dependence table (heedful.arms_job)
+        if args.format != "table":
+            raise ConfigError(f"an arms job is reported as a table, not {args.format}; report its runs JOB/ARM")
         return _arms_report(args.run, args.seed, max_errors)
     options = {"resamples": args.resamples, "cluster": args.cluster, "seed": args.seed}
     if args.explain:
@@ -230,6 +232,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     if args.run_b is None and is_arms_job(args.run_a):  # the arms of one job: the language-dependence table
         from heedful.arms_job import arms_text, job_runs
+
+        if args.format != "table":
+            raise ConfigError(f"an arms job is compared as a table, not {args.format}; compare its runs JOB/ARM")
 
         print(arms_text([run for run in job_runs(args.run_a) if run.is_dir()], seed=args.seed))
         return 0
