@@ -73,6 +73,7 @@ def test_the_original_words_never_reach_the_agent(arm: str) -> None:
     agent = Wanderer()
     record = _roll(episode, agent, arm)
     assert agent.seen and not leaks(episode.instruction, agent.seen)
+    assert not leaks(episode.episode_id, agent.seen)  # nor the id a privileged agent could look the words up by
     assert record.inputs["instruction"] == agent.seen[0].command
     probe = Wanderer()
     _roll(episode, probe, None)

@@ -103,6 +103,7 @@ def test_the_original_words_never_reach_a_planner_or_a_controller(arm: str) -> N
     for agent in (RecordingPlanner(), RecordingController()):
         record = _roll(task, agent, arm)
         assert agent.seen and not leaks(original, agent.seen), (type(agent).__name__, arm)
+        assert not leaks(task, agent.seen)  # nor the id a privileged agent could look the words up by
         assert record.inputs["instruction"] != original
     probe = RecordingPlanner()
     _roll(task, probe, None)

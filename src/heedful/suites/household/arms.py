@@ -22,6 +22,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from heedful.errors import ConfigError
 from heedful.language.arms import Arm, choose_other, shown_instruction
+from heedful.seeding import episode_token
 from heedful.suites.household.model import Goal, HouseholdEpisode
 
 OTHER_KEY = '"other":{"episode_id":'
@@ -87,7 +88,8 @@ def shown(episode: HouseholdEpisode, arm: Arm, seed: int) -> HouseholdEpisode:
     if arm == "other" and other is None:
         raise ConfigError(f"episode {episode.episode_id} carries no substitute; build the run with episodes_for_run")
     update: dict[str, Any] = {
-        "instruction": shown_instruction(arm, episode.instruction, seed, other.instruction if other else None)
+        "episode_id": episode_token(seed),  # the dataset's id would let a privileged agent look the words up
+        "instruction": shown_instruction(arm, episode.instruction, seed, other.instruction if other else None),
     }
     if arm == "other" and other is not None:
         update.update(target_category=other.target_category, goal=other.goal)

@@ -135,7 +135,7 @@ class HouseholdSuite(SuiteBase):
                 "outcome": score.reason,
                 "ended_by": run.ended_by,
                 **({"model_queries": list(run.queries)} if run.queries else {}),
-                **perception.record_fields(run.env),
+                **perception.record_fields(run.env, episode),  # the scene's target, whatever the words
             },
             correct=score.success and run.status is Status.OK,
             scores={

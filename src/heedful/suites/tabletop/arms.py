@@ -8,7 +8,8 @@ with the trial (`TabletopTrial.other`); the dataset hash leaves it out, so the a
 What the agent gets is the trial's task with the words replaced (`shown_task`): the instruction, and under
 `other` the substitute's spec, grounded in this trial's perturbed layout (what its words mean here), which is
 all a privileged agent (the oracle) reads. The original phrasing's labels (`training_label`, `derived_from`)
-are left out under every arm but `given`. The scene, the horizon and the main score stay the trial's own.
+are left out and the task id is the episode's opaque token under every arm but `given`, so that a privileged
+agent cannot look the original words up. The scene, the horizon and the main score stay the trial's own.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 from heedful.errors import ConfigError
 from heedful.language.arms import Arm, choose_other, shown_instruction
+from heedful.seeding import episode_token
 from heedful.suites.tabletop.grounding import GroundingError, ground
 from heedful.suites.tabletop.model import Grounded, Layout, TabletopTask
 
@@ -66,6 +68,7 @@ def shown_task(task: TabletopTask, arm: Arm, seed: int, other: TabletopTask | No
     if arm == "other" and other is None:
         raise ConfigError(f"trial of {task.task} carries no substitute; build the run with episodes_for_run")
     update: dict[str, Any] = {
+        "task": episode_token(seed),  # the dataset's id would let a privileged agent look the words up
         "instruction": shown_instruction(arm, task.instruction, seed, other.instruction if other else None),
         "training_label": None,
         "derived_from": None,

@@ -100,7 +100,8 @@ def run_trial(
     run = TrialRun(layout=trial_layout(trial))
     seen = trial  # what the agent is given: the trial with the arm's words (the scene stays the trial's)
     if arm != "given":
-        seen = trial.model_copy(update={"task": shown_task(task, arm, seed, trial.other, run.layout), "other": None})
+        shown = shown_task(task, arm, seed, trial.other, run.layout)
+        seen = trial.model_copy(update={"task": shown, "other": None, "episode_id": f"{shown.task}/t{trial.trial}"})
     cameras = (VIDEO_CAMERA,) if video_dir else ()
     declared = capabilities(agent)
     # A controller trained on smaller images sees them rendered at that size (so does the video, then).
