@@ -198,8 +198,10 @@ def run_name(manifest: Any, suite: Any) -> str:
 
 def _run_mode(suite: Any, options: dict[str, Any]) -> str:
     """How a run was shown its episodes, for titles: the suite's own label of its run options (decisions:
-    masking and the condition; household: the perception condition)."""
-    return str(suite.run_label(options))
+    masking and the condition; household: the perception condition), and the instruction arm when one was asked
+    for (`heedful.language.arms`)."""
+    arm = options.get("instruction")
+    return str(suite.run_label(options)) + (f" | instruction {arm}" if arm else "")
 
 
 def pairing_line(records_a: Sequence[Record], records_b: Sequence[Record]) -> str:

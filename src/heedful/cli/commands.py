@@ -185,6 +185,12 @@ def add_run(sub: Any, formatter: Any) -> None:
 def add_run_arguments(p: Any) -> None:
     """The flags every suite's run has."""
     p.add_argument("--agent", required=True, help="agent name (`heedful list SUITE` says what each does)")
+    p.add_argument(
+        "--arms",
+        metavar="ARM,ARM",
+        help="run these instruction arms (given, empty, shuffled, other) as sibling runs OUT/ARM of one job; "
+        "`heedful report OUT` prints the language-dependence table (docs/language-dependence.md)",
+    )
     p.add_argument("--agent-arg", action="append", metavar="KEY=VALUE", help="agent keyword argument (repeatable)")
     p.add_argument("--dataset", type=Path, help="dataset directory from `heedful generate` or your own")
     p.add_argument(
@@ -277,6 +283,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     from heedful.outcome import EXIT_ABORTED, EXIT_BUDGET, parse_max_errors
     from heedful.runner.verdict import run_verdict
 
+    if args.arms:  # one run per instruction arm, as one job
+        from heedful.cli.arms_command import run_arms
+
+        return run_arms(args, cmd_run)
     max_errors = parse_max_errors(args.max_errors)
     given = suite_options(args, args.run_options, Path("."))
     agent_args = key_values(args.agent_arg, "--agent-arg")
@@ -284,7 +294,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     cls = agent_class(args.agent, args.suite)
     agent_args = remote_agent_args(args, cls, args.agent, llm_agent_args(args, cls, args.agent, agent_args))
     shard = f"-shard{args.shard.replace('/', 'of')}" if args.shard else ""
-    tags = f"{args.run_tag(given)}{_agent_tag(agent_args)}"
+    arm = f"-instruction-{given['instruction']}" if given.get("instruction") else ""
+    tags = f"{args.run_tag(given)}{arm}{_agent_tag(agent_args)}"
     out = args.out or Path("runs") / f"{args.suite}-{args.agent}{tags}-seed{args.seed}{shard}"
     try:
         result = evaluate(

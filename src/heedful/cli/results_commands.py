@@ -80,6 +80,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     if is_sweep_dir(args.run):  # a sweep directory: one table of every cell (heedful.sweep)
         _sweep_report(args.run, args.format, args.resamples, None)
         return _sweep_verdict(args.run, max_errors)
+    if is_arms_job(args.run):  # one run per instruction arm: the language-dependence table (heedful.arms_job)
+        if args.format != "table":
+            raise ConfigError(f"an arms job is reported as a table, not {args.format}; report its runs JOB/ARM")
+        return _arms_report(args.run, args.seed, max_errors)
     options = {"resamples": args.resamples, "cluster": args.cluster, "seed": args.seed}
     if args.explain:
         from heedful.runner.manifest import read_manifest
@@ -89,7 +93,18 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(explain([get_suite(read_manifest(args.run).spec.suite)]))
         return 0
     print(report_text(args.run, format=args.format, full=args.full, **options))
+    following = following_text(args.run, seed=args.seed) if args.format == "table" else None
+    if following:  # a run under --instruction other: whose task did the episodes meet
+        print(f"\n{following}")
     return _run_verdict(args.run, max_errors)
+
+
+def _arms_report(job: Path, seed: int, max_errors: Any) -> int:
+    from heedful.arms_job import arms_text, job_runs
+
+    runs = [run for run in job_runs(job) if run.is_dir()]
+    print(arms_text(runs, seed=seed))
+    return max((_run_verdict(run, max_errors) for run in runs), default=0)
 
 
 def _run_verdict(run: Path, max_errors: Any) -> int:
@@ -215,6 +230,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from heedful.api import compare, compare_text
     from heedful.report.render import rows_to_json
 
+    if args.run_b is None and is_arms_job(args.run_a):  # the arms of one job: the language-dependence table
+        from heedful.arms_job import arms_text, job_runs
+
+        if args.format != "table":
+            raise ConfigError(f"an arms job is compared as a table, not {args.format}; compare its runs JOB/ARM")
+
+        print(arms_text([run for run in job_runs(args.run_a) if run.is_dir()], seed=args.seed))
+        return 0
     if args.run_b is None or args.baseline is not None:
         if not is_sweep_dir(args.run_a) or args.run_b is not None:
             raise ConfigError(
@@ -227,6 +250,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(rows_to_json(compare(args.run_a, args.run_b, **options), extra=_compare_flags(args.run_a, args.run_b)))
     else:
         print(compare_text(args.run_a, args.run_b, **options))
+        if paired_arms(args.run_a, args.run_b):  # two instruction arms of one selection
+            from heedful.arms_job import arms_text
+
+            print(f"\n{arms_text([args.run_a, args.run_b], seed=args.seed)}")
     return 0
 
 
@@ -237,6 +264,24 @@ def _compare_flags(run_a: Path, run_b: Path) -> dict[str, list[str]] | None:
 
     flags = {"a_flags": run_flags(read_manifest(run_a)), "b_flags": run_flags(read_manifest(run_b))}
     return flags if any(flags.values()) else None
+
+
+def is_arms_job(path: Path) -> bool:
+    from heedful.arms_job import is_arms_job as is_job
+
+    return is_job(path)
+
+
+def following_text(run: Path, *, seed: int) -> str | None:
+    from heedful.arms_job import following_text as text
+
+    return text(run, seed=seed)
+
+
+def paired_arms(run_a: Path, run_b: Path) -> bool:
+    from heedful.arms_job import paired_arms as paired
+
+    return paired(run_a, run_b)
 
 
 def is_sweep_dir(path: Path) -> bool:

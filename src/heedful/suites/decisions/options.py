@@ -6,10 +6,11 @@ from typing import Literal
 
 from pydantic import Field, StrictBool
 
-from heedful.suites.options import RunOptions, cli_flag
+from heedful.suites.arm_options import InstructionArmOptions
+from heedful.suites.options import cli_flag
 
 
-class DecisionsRunOptions(RunOptions):
+class DecisionsRunOptions(InstructionArmOptions):
     """How a decisions run shows its episodes."""
 
     mask: StrictBool = Field(

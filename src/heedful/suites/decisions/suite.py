@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from heedful.capabilities import capabilities
+from heedful.language.arms import arm_of
 from heedful.metrics.layouts import FigureLayout, PaperTable
 from heedful.metrics.rows import MetricRow
 from heedful.metrics.spec import MetricSpec
@@ -14,7 +15,7 @@ from heedful.records import PROMPT, Record, Status
 from heedful.replies import as_reply
 from heedful.sampling import Unit
 from heedful.suites.base import RolloutContext, SuiteBase
-from heedful.suites.decisions import conditions, dataset
+from heedful.suites.decisions import arms, conditions, dataset
 from heedful.suites.decisions.answers import parse_answer
 from heedful.suites.decisions.model import DecisionEpisode
 from heedful.suites.decisions.observation import build_observation
@@ -65,7 +66,17 @@ class DecisionsSuite(SuiteBase):
         return dataset.schema_text()
 
     def parse_episode(self, text: str) -> DecisionEpisode:
+        if arms.OTHER_KEY in text:  # a run's line with its `--instruction other` substitute
+            return arms.DecisionRunEpisode.model_validate_json(text)
         return DecisionEpisode.model_validate_json(text)
+
+    def dataset_hash(self, episodes: Sequence[DecisionEpisode]) -> str:
+        """The hash of the dataset lines, without an `other` arm's substitutes (the arms of one dataset pair)."""
+        from heedful.suites.episode_files import content_hash
+
+        if any(isinstance(ep, arms.DecisionRunEpisode) and ep.other is not None for ep in episodes):
+            episodes = [ep.model_copy(update={"other": None}) for ep in episodes]
+        return content_hash(episodes)
 
     def training_episodes(self, episodes: Sequence[DecisionEpisode]) -> list[DecisionEpisode]:
         return [ep for ep in episodes if ep.split == "train"]
@@ -73,6 +84,7 @@ class DecisionsSuite(SuiteBase):
     def check_options(self, options: dict[str, Any]) -> None:
         conditions.check_condition_options(options)
         super().check_options(options)
+        arms.check_arm_options(options, arm_of(options))
 
     def prepare_options(self, options: dict[str, Any], dataset: Path | None) -> dict[str, Any]:
         """Options completed from the dataset's location (the visual condition reads images beside it)."""
@@ -81,8 +93,10 @@ class DecisionsSuite(SuiteBase):
     def episodes_for_run(
         self, episodes: Sequence[DecisionEpisode], options: dict[str, Any]
     ) -> Sequence[DecisionEpisode]:
-        """All episodes, or the visual subset for condition=visual / subset=visual."""
-        return conditions.select_for_run(episodes, options)
+        """All episodes, or the visual subset for condition=visual / subset=visual; under `--instruction other` each
+        with its substitute (`heedful.suites.decisions.arms`)."""
+        chosen = conditions.select_for_run(episodes, options)
+        return arms.with_others(chosen) if arm_of(options) == "other" else chosen
 
     def run_label(self, options: dict[str, Any]) -> str:
         """The report title's part naming masking and the condition, e.g. " | condition visual (visual subset)"."""
@@ -113,8 +127,9 @@ class DecisionsSuite(SuiteBase):
         them with their own status.
         """
         episode = conditions.worded(episode, context.options)  # condition=paraphrase: the paraphrase is shown
+        arm = arm_of(context.options)
         observation = build_observation(
-            episode,
+            arms.shown(episode, arm, context.seed),
             run_seed=context.run_seed,
             mask=bool(context.options.get("mask")),
             image_png=conditions.image_for(episode, context.options),
@@ -132,6 +147,7 @@ class DecisionsSuite(SuiteBase):
             raw_output=reply.text,
             prediction=parsed.decision,
             correct=parsed.ok and parsed.decision == episode.gold,
+            scores=arms.arm_scores(episode, arm, parsed.decision, parsed.ok),
             usage=dict(reply.usage),
             agent_info=info,
             inputs={**self._inputs(episode, context), **({PROMPT: prompt} if isinstance(prompt, dict) else {})},
@@ -141,9 +157,12 @@ class DecisionsSuite(SuiteBase):
     def _inputs(episode: DecisionEpisode, context: RolloutContext) -> dict[str, Any]:
         """What the agent is shown: the instruction (masked under --mask), the candidates, the image if any."""
         masked = bool(context.options.get("mask"))
+        arm = arm_of(context.options)
+        seen = arms.shown(episode, arm, context.seed)
         shown = {
-            "instruction": episode.masked_instruction if masked else episode.instruction,
+            "instruction": seen.masked_instruction if masked else seen.instruction,
             "candidates": [c.id for c in episode.candidates],
+            **arms.arm_inputs(episode, arm),
         }
         visual = conditions.is_visual(context.options) and episode.image is not None
         return {**shown, **({"image": episode.image} if visual else {})}

@@ -21,6 +21,7 @@ from heedful.seeding import episode_token
 from heedful.sims.household.fields import sample
 from heedful.sims.household.semantic_map import MappedObject
 from heedful.suites.household.executors import entry_fields
+from heedful.suites.household.model import HouseholdEpisode
 from heedful.suites.household.runtime import TaskEnv, ToolOutcome, premap, room_of
 from heedful.suites.household.tools import available_actions
 from heedful.suites.household.towards import heading_for, walking_towards
@@ -135,10 +136,18 @@ def room_distances(env: TaskEnv) -> tuple[float, ...]:
 
 
 def build_observation(
-    env: TaskEnv, seed: int, *, privileged: bool = False, memory: dict[str, Any] | None = None
+    env: TaskEnv,
+    seed: int,
+    *,
+    privileged: bool = False,
+    memory: dict[str, Any] | None = None,
+    scene: HouseholdEpisode | None = None,
 ) -> HouseholdObservation:
-    """The planner's view of the episode now; the live state only with `privileged=True`."""
+    """The planner's view of the episode now; the live state only with `privileged=True`. `scene`: the episode
+    whose situation this is when `env` runs with other words (`heedful.suites.household.arms`): what the human
+    carries is the scene's."""
     episode = env.episode
+    scene = episode if scene is None else scene
     premap_rooms = env.scratch.get("premap_rooms")
     if not isinstance(premap_rooms, tuple):
         premap_rooms = _room_views(
@@ -165,6 +174,6 @@ def build_observation(
         available_actions=tuple(available_actions(env)),
         privileged=env if privileged else None,
         human_walks=episode.task_type == "s_hum",
-        human_carrying=episode.target_category if episode.human.carried_from is not None else None,
+        human_carrying=scene.target_category if scene.human.carried_from is not None else None,
         memory={} if memory is None else memory,
     )

@@ -71,12 +71,14 @@ def detector_for(episode: HouseholdEpisode, options: dict[str, Any], seed: int) 
     return Detector.draw(rates, episode.house, derive_rng(seed, "perception", episode.episode_id))
 
 
-def record_fields(env: TaskEnv) -> dict[str, Any]:
-    """`{"perception": ...}` for a noisy episode's record (what the detector got wrong), else nothing."""
+def record_fields(env: TaskEnv, scene: HouseholdEpisode | None = None) -> dict[str, Any]:
+    """`{"perception": ...}` for a noisy episode's record (what the detector got wrong), else nothing. `scene`: the
+    episode whose target it reports when `env` ran with other words (`heedful.suites.household.arms`)."""
     detector = env.map.detector
     if detector is None:
         return {}
-    return {"perception": detector.summary(env.episode.house, env.episode.target_category)}
+    episode = env.episode if scene is None else scene
+    return {"perception": detector.summary(episode.house, episode.target_category)}
 
 
 def label(options: dict[str, Any]) -> str:

@@ -15,14 +15,16 @@ agent's own `end` reason.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from heedful.capabilities import capabilities
+from heedful.language.arms import FOLLOWED_GIVEN, FOLLOWED_SCENE, Arm
 from heedful.protocols import PlannerAgent
 from heedful.records import Status
 from heedful.replies import AgentReply, as_reply
 from heedful.sims.household.perception import Detector
+from heedful.suites.household.arms import shown
 from heedful.suites.household.executors import execute
 from heedful.suites.household.model import HouseholdEpisode
 from heedful.suites.household.observation import HouseholdObservation, build_observation
@@ -46,6 +48,8 @@ class EpisodeRun:
     score: EpisodeScore | None = None
     queries: list[dict[str, Any]] = field(default_factory=list)
     ended_by: str = ""
+    followed: dict[str, bool] = field(default_factory=dict)
+    """`--instruction other`: whether the episode met the shown words' goal and its own (status not considered)."""
 
     @property
     def outcomes(self) -> list[ToolOutcome]:
@@ -60,16 +64,21 @@ def run_episode(
     max_calls: int = MAX_CALLS,
     cell: float | None = None,
     detector: Detector | None = None,
+    arm: Arm = "given",
 ) -> EpisodeRun:
-    """Roll one episode out with `agent` and score it (`detector`: simulated noisy perception; None: oracle)."""
-    env = TaskEnv.start(episode, cell=cell, detector=detector)
+    """Roll one episode out with `agent` and score it (`detector`: simulated noisy perception; None: oracle).
+
+    `arm`: the words the agent is given (`heedful.suites.household.arms`): the episode runs with them, and is scored
+    on its own goal (under `other` also on the shown words' goal, `run.followed`)."""
+    env = TaskEnv.start(shown(episode, arm, seed), cell=cell, detector=detector)
     run = EpisodeRun(env=env, status=Status.OK, error=None)
     privileged = capabilities(agent).privileged
     memory: dict[str, Any] = {}  # the agent's per-episode scratch (see observation.py)
     for _ in range(max_calls):
         if _finished(env):
             break
-        reply = as_reply(_act(agent, build_observation(env, seed, privileged=privileged, memory=memory), run))
+        observation = build_observation(env, seed, privileged=privileged, memory=memory, scene=episode)
+        reply = as_reply(_act(agent, observation, run))
         if not _take(reply, run):
             break
         parsed = parse_tool(reply.text)
@@ -83,7 +92,9 @@ def run_episode(
             break
         env.history.append(execute(env, parsed.call))
     run.ended_by = run.ended_by or _finished(env) or "tool_call_limit"
-    run.score = score(env)
+    run.score = score(env if env.episode is episode else replace(env, episode=episode))  # the episode's own goal
+    if arm == "other":
+        run.followed = {FOLLOWED_GIVEN: score(env).success, FOLLOWED_SCENE: run.score.success}
     return run
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from heedful.errors import ConfigError
+from heedful.language.arms import OTHER_EPISODE, arm_of
 from heedful.metrics.layouts import FigureLayout, PaperTable
 from heedful.metrics.rows import MetricRow
 from heedful.metrics.spec import MetricSpec
@@ -14,7 +15,7 @@ from heedful.records import Record, Status
 from heedful.requirements import Requirement
 from heedful.sampling import Unit
 from heedful.suites.base import RolloutContext, SuiteBase
-from heedful.suites.household import dataset, perception
+from heedful.suites.household import arms, dataset, perception
 from heedful.suites.household.dataset import SUITE_VERSION
 from heedful.suites.household.generate import generate_with_stats, parse_config
 from heedful.suites.household.model import SPLITS, HouseholdEpisode
@@ -61,7 +62,21 @@ class HouseholdSuite(SuiteBase):
         return json.dumps(HouseholdEpisode.model_json_schema(), indent=2, sort_keys=True) + "\n"
 
     def parse_episode(self, text: str) -> HouseholdEpisode:
+        if arms.OTHER_KEY in text:  # a run's line with its `--instruction other` substitute
+            return arms.HouseholdRunEpisode.model_validate_json(text)
         return HouseholdEpisode.model_validate_json(text)
+
+    def dataset_hash(self, episodes: Sequence[HouseholdEpisode]) -> str:
+        """The hash of the dataset lines, without an `other` arm's substitutes (the arms of one dataset pair)."""
+        from heedful.suites.episode_files import content_hash
+
+        if any(arms.other_of(ep) is not None for ep in episodes):
+            episodes = [ep.model_copy(update={"other": None}) for ep in episodes]
+        return content_hash(episodes)
+
+    def episodes_for_run(self, episodes: Sequence[HouseholdEpisode], options: dict[str, Any]) -> Sequence[Any]:
+        """The episodes as selected; under `--instruction other` each with its substitute (`household.arms`)."""
+        return arms.with_others(episodes) if arm_of(options) == "other" else episodes
 
     def training_episodes(self, episodes: Sequence[HouseholdEpisode]) -> list[HouseholdEpisode]:
         """None: the benchmark has validation and test splits only (the paper's training tasks are not part of it)."""
@@ -86,7 +101,11 @@ class HouseholdSuite(SuiteBase):
             "candidate_rooms": list(episode.candidate_rooms),
             "oracle_steps": episode.oracle_steps,
         }
-        inputs = {"instruction": episode.command}  # what the human says; the rest the agent perceives
+        arm = arm_of(context.options)
+        other = arms.other_of(episode) if arm == "other" else None
+        # what the human says; the rest the agent perceives
+        inputs = {"instruction": arms.shown(episode, arm, context.seed).command}
+        inputs.update({OTHER_EPISODE: other.episode_id} if other else {})
         return Record(
             episode_id=episode.episode_id, index=context.index, keys=episode.keys(), gold=gold, inputs=inputs, **fields
         )
@@ -95,7 +114,9 @@ class HouseholdSuite(SuiteBase):
         """Run the closed planning loop; transport errors of the agent propagate to the runner."""
         max_calls = int(context.options.get("max_calls", MAX_CALLS))
         detector = perception.detector_for(episode, context.options, context.seed)
-        run = run_episode(episode, agent, context.seed, max_calls=max_calls, detector=detector)
+        run = run_episode(
+            episode, agent, context.seed, max_calls=max_calls, detector=detector, arm=arm_of(context.options)
+        )
         return self.record_of(episode, context, run)
 
     def record_of(self, episode: HouseholdEpisode, context: RolloutContext, run: EpisodeRun) -> Record:
@@ -114,7 +135,7 @@ class HouseholdSuite(SuiteBase):
                 "outcome": score.reason,
                 "ended_by": run.ended_by,
                 **({"model_queries": list(run.queries)} if run.queries else {}),
-                **perception.record_fields(run.env),
+                **perception.record_fields(run.env, episode),  # the scene's target, whatever the words
             },
             correct=score.success and run.status is Status.OK,
             scores={
@@ -123,6 +144,7 @@ class HouseholdSuite(SuiteBase):
                 "steps": float(score.steps),
                 "oracle_steps": float(score.oracle_steps),
                 "followed_steps": float(score.followed_steps),
+                **{name: float(met and run.status is Status.OK) for name, met in run.followed.items()},
             },
             usage=dict(run.usage),
             agent_info=dict(run.info),

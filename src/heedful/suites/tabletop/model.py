@@ -13,6 +13,7 @@ import json
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
 from heedful.sims.tabletop.spec import ObjectSpec, SceneSpec
 
@@ -237,6 +238,11 @@ class TabletopTrial(BaseModel):
     trial: int
     trial_seed: int
     task: TabletopTask
+    other: SkipJsonSchema[TabletopTask | None] = Field(
+        default=None,
+        exclude_if=lambda value: value is None,  # a trial without it serializes as before the field existed
+        description="Under `--instruction other`: the task whose words the trial shows (heedful.suites.tabletop.arms).",
+    )
 
     def keys(self) -> dict[str, str]:
         return {**self.task.keys(), "trial": str(self.trial), "trial_seed": str(self.trial_seed)}

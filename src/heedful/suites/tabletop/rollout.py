@@ -33,10 +33,12 @@ from numpy.typing import NDArray
 
 from heedful.capabilities import Capabilities, capabilities
 from heedful.errors import ConfigError, InvalidActionError
+from heedful.language.arms import FOLLOWED_GIVEN, FOLLOWED_SCENE, Arm
 from heedful.records import Status
 from heedful.replies import as_reply
 from heedful.sims.tabletop.config import IMAGE_KEYS, RenderConfig
 from heedful.sims.tabletop.motion import SkillResult
+from heedful.suites.tabletop.arms import ground_other, shown_task
 from heedful.suites.tabletop.model import Layout, TabletopTrial
 from heedful.suites.tabletop.observation import observe
 from heedful.suites.tabletop.perturb import perturb
@@ -65,6 +67,8 @@ class TrialRun:
     score: TrialScore | None = None
     video: str | None = None
     actions: NDArray[np.float64] | None = None  # (steps, 7): every action applied, the idle holds included
+    followed: dict[str, float] = field(default_factory=dict)
+    """`--instruction other`: whether the trajectory completed the shown words' task and the trial's own."""
 
 
 def trial_layout(trial: TabletopTrial) -> Layout:
@@ -74,7 +78,12 @@ def trial_layout(trial: TabletopTrial) -> Layout:
 
 
 def run_trial(
-    trial: TabletopTrial, agent: Any, seed: int, video_dir: str | None = None, max_calls: int = MAX_CALLS
+    trial: TabletopTrial,
+    agent: Any,
+    seed: int,
+    video_dir: str | None = None,
+    max_calls: int = MAX_CALLS,
+    arm: Arm = "given",
 ) -> TrialRun:
     """Roll one trial out with `agent` and score it.
 
@@ -84,9 +93,15 @@ def run_trial(
         seed: Per-episode randomness for the agent (from the run seed and the episode id).
         video_dir: Write the agentview video of the trial there (MP4).
         max_calls: The most skill calls a planner may make.
+        arm: The words the agent is given (`heedful.suites.tabletop.arms`); the trial is scored on its own task,
+            and under `other` also on the substitute's (`run.followed`).
     """
     task = trial.task
     run = TrialRun(layout=trial_layout(trial))
+    seen = trial  # what the agent is given: the trial with the arm's words (the scene stays the trial's)
+    if arm != "given":
+        shown = shown_task(task, arm, seed, trial.other, run.layout)
+        seen = trial.model_copy(update={"task": shown, "other": None, "episode_id": f"{shown.task}/t{trial.trial}"})
     cameras = (VIDEO_CAMERA,) if video_dir else ()
     declared = capabilities(agent)
     # A controller trained on smaller images sees them rendered at that size (so does the video, then).
@@ -95,9 +110,9 @@ def run_trial(
     rt = TrialRuntime(run.layout, task.horizon, cameras=cameras, render=render)
     try:
         if declared.kind == "controller":
-            _control(trial, agent, declared, rt, run, seed)
+            _control(seen, agent, declared, rt, run, seed)
         elif declared.kind == "planner":
-            _plan(trial, agent, rt, run, seed, max_calls, declared.privileged)
+            _plan(seen, agent, rt, run, seed, max_calls, declared.privileged)
         else:
             raise ConfigError(f"agent {type(agent).__name__} has neither act() (planner) nor predict() (controller)")
         run.acting_steps = rt.steps
@@ -106,6 +121,13 @@ def run_trial(
         traj = rt.trajectory()
         run.actions = traj.actions
         run.score = score_trajectory(traj, task.grounded, run.layout, task.scene)
+        if arm == "other" and trial.other is not None:
+            grounded = ground_other(trial.other, run.layout)  # what the shown words ask in this layout
+            other = None if grounded is None else score_trajectory(traj, grounded, run.layout, task.scene)
+            run.followed = {
+                FOLLOWED_GIVEN: float(other is not None and other.complete),
+                FOLLOWED_SCENE: float(run.score.complete),
+            }
         if video_dir:
             run.video = str(_write_video(traj.frames[VIDEO_CAMERA], Path(video_dir), trial.episode_id))
     finally:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from heedful.errors import ConfigError, DatasetError
+from heedful.language.arms import OTHER_EPISODE, arm_of, shown_instruction
 from heedful.metrics.layouts import FigureLayout, PaperTable
 from heedful.metrics.rows import MetricRow
 from heedful.metrics.spec import MetricSpec
@@ -24,7 +25,7 @@ from heedful.requirements import Requirement
 from heedful.sampling import Unit
 from heedful.suites.base import RolloutContext, SuiteBase
 from heedful.suites.episode_files import content_hash
-from heedful.suites.tabletop import dataset
+from heedful.suites.tabletop import arms, dataset
 from heedful.suites.tabletop.model import (
     LEVELS,
     SCENES,
@@ -90,7 +91,11 @@ class TabletopSuite(SuiteBase):
         raise DatasetError(f"not a tabletop task or trial (schema_version {version!r})")
 
     def dataset_hash(self, episodes: Sequence[Any]) -> str:
-        return content_hash(episodes)  # of tasks or of trials, whatever the run holds
+        """The hash of the tasks or the trials, whatever the run holds (without `other` substitutes: the arms of
+        one selection pair in `heedful compare`)."""
+        if any(isinstance(e, TabletopTrial) and e.other is not None for e in episodes):
+            episodes = [e.model_copy(update={"other": None}) for e in episodes]
+        return content_hash(episodes)
 
     def training_episodes(self, episodes: Sequence[Any]) -> list[TabletopTask]:
         """The L0 tasks: the training task labels in their training layouts (what `blind` fits on)."""
@@ -119,15 +124,21 @@ class TabletopSuite(SuiteBase):
             raise ConfigError("a tabletop run expects tabletop tasks (a dataset of `heedful generate tabletop`)")
         tasks = [t for t in episodes if t.level in levels and t.scene in scenes]
         rounds = int(options.get("trials", TRIALS))
+        other = arms.others(tasks, episodes) if arm_of(options) == "other" else {}
         return [
-            TabletopTrial(episode_id=f"{t.task}/t{r}", trial=r, trial_seed=trial_seed(t.task, r), task=t)
+            TabletopTrial(
+                episode_id=f"{t.task}/t{r}", trial=r, trial_seed=trial_seed(t.task, r), task=t, other=other.get(t.task)
+            )
             for r in range(rounds)
             for t in tasks
         ]
 
     def _record(self, trial: TabletopTrial, context: RolloutContext, **fields: Any) -> Record:
         gold = {"grounded": trial.task.grounded.model_dump(mode="json", exclude_defaults=True)}
-        inputs = {"instruction": trial.task.instruction}
+        arm = arm_of(context.options)
+        other = trial.other if arm == "other" else None
+        words = shown_instruction(arm, trial.task.instruction, context.seed, other.instruction if other else None)
+        inputs = {"instruction": words, **({OTHER_EPISODE: other.task} if other else {})}
         return Record(
             episode_id=trial.episode_id, index=context.index, keys=trial.keys(), gold=gold, inputs=inputs, **fields
         )
@@ -143,6 +154,7 @@ class TabletopSuite(SuiteBase):
             context.seed,
             video_dir=options.get("video_dir"),
             max_calls=options.get("max_calls", MAX_CALLS),
+            arm=arm_of(options),
         )
         score = run.score
         if score is None:
@@ -165,7 +177,7 @@ class TabletopSuite(SuiteBase):
             raw_output="\n---\n".join(run.replies) if run.replies else None,
             prediction=prediction,
             correct=score.complete,
-            scores={**score.scores(), "acting_steps": float(run.acting_steps)},
+            scores={**score.scores(), "acting_steps": float(run.acting_steps), **run.followed},
             usage=dict(run.usage),
             agent_info=dict(run.info),
             timing=dict(run.timing),

@@ -31,6 +31,7 @@ from typing import Any
 
 from heedful.capabilities import capabilities
 from heedful.errors import AgentInterfaceError, AgentTimeoutError, ConfigError, MissingDependencyError, RunError
+from heedful.language.arms import OPTION, OTHER_EPISODE
 from heedful.records import Record
 from heedful.replies import AgentReply
 from heedful.suites.tabletop.model import TabletopTask, TabletopTrial
@@ -144,15 +145,19 @@ class TrialVideos:
         return record
 
     def _trial(self, record: Record) -> TabletopTrial:
-        task = self._task_table().get(record.keys.get("task", ""))
-        trials = self.suite.episodes_for_run([task], self.spec.options) if task is not None else []
+        table = self._task_table()
+        task = table.get(record.keys.get("task", ""))
+        # the trials of this task alone; an `--instruction other` substitute is the one its record names
+        plain = {k: v for k, v in self.spec.options.items() if k != OPTION}
+        trials = self.suite.episodes_for_run([task], plain) if task is not None else []
         trial = next((t for t in trials if t.episode_id == record.episode_id), None)
         if trial is None:
             raise TrialVideoError(
                 f"the dataset of run {self.run_dir} has no trial {record.episode_id!r}; pass the run's dataset "
                 "(`heedful replay ... --dataset DIR`)"
             )
-        return trial
+        other = record.inputs.get(OTHER_EPISODE)
+        return trial.model_copy(update={"other": table[str(other)]}) if other in table else trial
 
     def _task_table(self) -> dict[str, TabletopTask]:
         if self._tasks is None:

@@ -1,0 +1,104 @@
+"""Instruction-arm jobs: one agent's runs of one selection under several arms, and their language-dependence table.
+
+`heedful run SUITE --agent A --arms given,empty,other --out JOB` runs each arm as its own run directory
+`JOB/ARM` (an ordinary run: resumable, reported, compared like any other) and writes `JOB/arms.json` naming them.
+`heedful report JOB` and `heedful compare JOB` print the table of `heedful.metrics.arms`; `heedful compare A B` adds
+it when A and B are two arms of one selection, and `heedful report RUN` of an `other` run adds its
+counterfactual-following rates.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from heedful.errors import ConfigError, RunError
+from heedful.language.arms import OPTION, Arm, arm_of
+from heedful.metrics.arms import language_dependence, render_language_table
+from heedful.records import Record
+
+ARMS_FILE = "arms.json"
+
+
+def write_job(job: Path, suite: str, agent: str, arms: Sequence[Arm]) -> None:
+    """Create the job directory with its `arms.json` (the same arms on a resume; RunError otherwise)."""
+    job.mkdir(parents=True, exist_ok=True)
+    entry = {"suite": suite, "agent": agent, "arms": list(arms)}
+    path = job / ARMS_FILE
+    if path.is_file() and json.loads(path.read_text(encoding="utf-8")) != entry:
+        raise RunError(
+            f"{job} holds another arms job ({path.read_text(encoding='utf-8').strip()}); choose another --out"
+        )
+    path.write_text(json.dumps(entry, indent=1) + "\n", encoding="utf-8")
+
+
+def is_arms_job(path: Path) -> bool:
+    return (Path(path) / ARMS_FILE).is_file()
+
+
+def job_runs(job: Path) -> list[Path]:
+    """The run directories of a job, in its arms' order."""
+    entry = json.loads((Path(job) / ARMS_FILE).read_text(encoding="utf-8"))
+    return [Path(job) / str(arm) for arm in entry["arms"]]
+
+
+def _load(runs: Sequence[Path]) -> tuple[Any, dict[str, list[Record]]]:
+    """(first manifest, arm -> records) of runs of one agent on one selection under distinct arms."""
+    from heedful.runner.store import load_run
+
+    manifest0 = None
+    by_arm: dict[str, list[Record]] = {}
+    for run in runs:
+        manifest, records = load_run(Path(run))
+        arm = arm_of(manifest.spec.options)
+        if manifest0 is None:
+            manifest0 = manifest
+        elif (manifest.spec.suite, manifest.spec.dataset_hash, manifest.spec.agent) != (
+            manifest0.spec.suite,
+            manifest0.spec.dataset_hash,
+            manifest0.spec.agent,
+        ):
+            raise RunError(f"{run} is not a run of the same suite, dataset and agent as {runs[0]}")
+        if arm in by_arm:
+            raise RunError(f"two of the runs are under the arm {arm!r}; name one run per arm")
+        by_arm[arm] = records
+    if manifest0 is None:
+        raise ConfigError("name at least one run")
+    return manifest0, by_arm
+
+
+def arms_text(runs: Sequence[Path], *, resamples: int = 2_000, seed: int = 0) -> str:
+    """The language-dependence table of runs under distinct arms (one agent, one selection)."""
+    manifest, by_arm = _load(runs)
+    suite, agent = manifest.spec.suite, manifest.spec.agent
+    rows = language_dependence(suite, by_arm, resamples=resamples, seed=seed)
+    from heedful.report.flags import flag_suffix
+
+    arms = ", ".join(by_arm)
+    dataset = manifest.spec.dataset_hash[:19]
+    title = f"Language dependence | {suite} | agent {agent}{flag_suffix(manifest)} | arms {arms} | dataset {dataset}"
+    if manifest.privileged:
+        title += (
+            "\n(a privileged agent reads the task, not the words: under empty and shuffled it keeps the episode's task)"
+        )
+    return render_language_table(suite, rows, title)
+
+
+def following_text(run: Path, *, seed: int = 0) -> str | None:
+    """The counterfactual-following table of one run under `other` (None for any other arm)."""
+    from heedful.runner.manifest import read_manifest
+
+    if read_manifest(Path(run)).spec.options.get(OPTION) != "other":
+        return None
+    return arms_text([run], seed=seed)
+
+
+def paired_arms(run_a: Path, run_b: Path) -> bool:
+    """Whether two runs are one selection under two different arms (then `heedful compare` adds the table)."""
+    from heedful.runner.manifest import read_manifest
+
+    a, b = read_manifest(Path(run_a)).spec, read_manifest(Path(run_b)).spec
+    same = (a.suite, a.dataset_hash, a.agent) == (b.suite, b.dataset_hash, b.agent)
+    return same and arm_of(a.options) != arm_of(b.options)
