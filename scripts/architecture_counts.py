@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import json
 import re
 from collections import defaultdict
@@ -46,11 +47,13 @@ class Import:
     module: str
     """The importing module (`heedful.suites.base`)."""
     targets: tuple[str, ...]
-    """The heedful modules it names (`heedful.report.render`); `from X import a, b` also names `X.a`, `X.b`."""
+    """The heedful modules it names (`heedful.metrics.render`); `from X import a, b` also names `X.a`, `X.b`."""
     names: tuple[str, ...]
     """The names a `from` import takes."""
     line: int
     in_function: bool
+    type_only: bool
+    """Under `if TYPE_CHECKING:`: read by type checkers, never run."""
 
 
 def module_name(path: Path) -> str:
@@ -67,15 +70,26 @@ def unit(module: str) -> str:
     return parts[1] if len(parts) > 1 else "heedful"
 
 
+@functools.cache
+def tree(path: Path) -> ast.Module:
+    """A module's syntax tree, parsed once."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
 def modules() -> dict[str, Path]:
     return {module_name(path): path for path in sorted(SRC.rglob("*.py"))}
 
 
-def _walk(node: ast.AST, in_function: bool = False) -> Iterator[tuple[ast.AST, bool]]:
+def _type_checking(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+
+
+def _walk(node: ast.AST, in_function: bool = False, type_only: bool = False) -> Iterator[tuple[ast.AST, bool, bool]]:
     for child in ast.iter_child_nodes(node):
-        yield child, in_function
+        yield child, in_function, type_only
         inner = in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
-        yield from _walk(child, inner)
+        yield from _walk(child, inner, type_only or _type_checking(child))
 
 
 def imports(module: str, path: Path) -> list[Import]:
@@ -83,7 +97,7 @@ def imports(module: str, path: Path) -> list[Import]:
     `importlib.import_module("heedful...")` with a literal name."""
     package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
     found = []
-    for node, in_function in _walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node, in_function, type_only in _walk(tree(path)):
         names: tuple[str, ...] = ()
         if isinstance(node, ast.Import):
             targets = tuple(alias.name for alias in node.names)
@@ -108,16 +122,21 @@ def imports(module: str, path: Path) -> list[Import]:
             continue
         targets = tuple(t for t in targets if t == "heedful" or t.startswith("heedful."))
         if targets:
-            found.append(Import(module, targets, names, node.lineno, in_function))
+            found.append(Import(module, targets, names, node.lineno, in_function, type_only))
     return found
 
 
+@functools.cache
+def _all_imports() -> tuple[Import, ...]:
+    return tuple(imp for module, path in modules().items() for imp in imports(module, path))
+
+
 def all_imports() -> list[Import]:
-    return [imp for module, path in modules().items() for imp in imports(module, path)]
+    return list(_all_imports())
 
 
 def _known(target: str, known: dict[str, Path]) -> str | None:
-    """The heedful module a dotted target names (`heedful.report.render.x` -> `heedful.report.render`)."""
+    """The heedful module a dotted target names (`heedful.metrics.render.x` -> `heedful.metrics.render`)."""
     while target and target not in known:
         target = target.rpartition(".")[0]
     return target or None
@@ -145,6 +164,7 @@ class Edge:
     target: str
     line: int
     in_function: bool
+    type_only: bool
 
 
 def module_edges(found: list[Import] | None = None) -> list[Edge]:
@@ -157,14 +177,16 @@ def module_edges(found: list[Import] | None = None) -> list[Edge]:
             resolved = _known(target, known)
             if resolved and resolved != imp.module and resolved not in seen:
                 seen.add(resolved)
-                edges.append(Edge(imp.module, resolved, imp.line, imp.in_function))
+                edges.append(Edge(imp.module, resolved, imp.line, imp.in_function, imp.type_only))
     # `from heedful.x import y` names both heedful.x and heedful.x.y: keep the deepest module only
-    deepest = []
+    by_statement: dict[tuple[str, int], list[str]] = defaultdict(list)
     for edge in edges:
-        if not any(
-            o.module == edge.module and o.line == edge.line and o.target.startswith(edge.target + ".") for o in edges
-        ):
-            deepest.append(edge)
+        by_statement[(edge.module, edge.line)].append(edge.target)
+    deepest = [
+        edge
+        for edge in edges
+        if not any(other.startswith(edge.target + ".") for other in by_statement[(edge.module, edge.line)])
+    ]
     return deepest
 
 
@@ -236,8 +258,8 @@ def private_imports(found: list[Import]) -> list[str]:
                 out.append(f"{imp.module}:{imp.line} {name} <- {imp.targets[0]}")
     for module, path in known.items():
         aliases: dict[str, str] = {}
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
+        parsed = tree(path)
+        for node in ast.walk(parsed):
             if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 for alias in node.names:
                     if f"{node.module}.{alias.name}" in known:
@@ -246,7 +268,7 @@ def private_imports(found: list[Import]) -> list[str]:
                 for alias in node.names:
                     if alias.asname and alias.name in known:
                         aliases[alias.asname] = alias.name
-        for node in ast.walk(tree):
+        for node in ast.walk(parsed):
             if (
                 isinstance(node, ast.Attribute)
                 and isinstance(node.value, ast.Name)
@@ -274,8 +296,8 @@ def any_counts() -> tuple[dict[str, int], list[str]]:
     items = []
     total = with_any = 0
     for module, path in modules().items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
+        parsed = tree(path)
+        for node in ast.walk(parsed):
             if isinstance(node, ast.AnnAssign | ast.arg):
                 annotation = node.annotation
                 if annotation is not None and "Registry" in ast.unparse(annotation) and _mentions_any(annotation):

@@ -15,7 +15,7 @@ from heedful.records import Record
 from heedful.report.flags import flag_suffix, run_flags
 
 
-def _records(run_dir: Path | str) -> tuple[Any, list[Record]]:
+def run_records(run_dir: Path | str) -> tuple[Any, list[Record]]:
     from heedful.runner import load_run
 
     manifest, records = load_run(Path(run_dir))
@@ -76,7 +76,7 @@ def _report(run_dir: Path | str, *, resamples: int, cluster: str | None, seed: i
     from heedful.metrics.usage import usage_rows
     from heedful.suites.registry import get_suite
 
-    manifest, records = _records(run_dir)
+    manifest, records = run_records(run_dir)
     spec = manifest.spec
     suite = get_suite(spec.suite)
     clusters = tuple(suite.report_clusters)
@@ -124,9 +124,9 @@ def plot(runs: Sequence[Path | str], out: Path | str, *, resamples: int = 10_000
         MissingDependencyError: matplotlib is not installed (heedful[plots]).
         RunError: a path that is not a run.
     """
+    from heedful.metrics.reference import reference
     from heedful.report.labels import short_labels
     from heedful.report.plot import RunRows, figure_format, figure_title, require_matplotlib, write_figure
-    from heedful.report.reference import reference
     from heedful.runner.manifest import read_manifest
 
     out = Path(out)
@@ -178,7 +178,7 @@ def describe_run(run_dir: Path | str) -> str:
     """One line naming a run: directory, agent (and model), the suite's run label (decisions: condition), records."""
     from heedful.suites.registry import get_suite
 
-    manifest, records = _records(run_dir)
+    manifest, records = run_records(run_dir)
     spec = manifest.spec
     model = manifest.agent.get("model")
     agent = f"{spec.agent} {model}" if model else spec.agent
@@ -222,8 +222,8 @@ def compare(
     the same episodes."""
     from heedful.suites.registry import get_suite
 
-    manifest_a, records_a = _records(run_a)
-    manifest_b, records_b = _records(run_b)
+    manifest_a, records_a = run_records(run_a)
+    manifest_b, records_b = run_records(run_b)
     if strict and {r.episode_id for r in records_a} != {r.episode_id for r in records_b}:
         raise RunError(
             f"--strict: the runs hold different episodes ({pairing_line(records_a, records_b)}); "
@@ -249,7 +249,7 @@ def compare_text(
     from heedful.suites.registry import get_suite
 
     rows = compare(run_a, run_b, resamples=resamples, seed=seed, strict=strict)  # both runs of one suite
-    pairs = pairing_line(_records(run_a)[1], _records(run_b)[1])
+    pairs = pairing_line(run_records(run_a)[1], run_records(run_b)[1])
     differences = differences_line(read_manifest(Path(run_a)), read_manifest(Path(run_b)))
     title = f"A: {describe_run(run_a)}\nB: {describe_run(run_b)}\n{differences}\n{pairs}"
     return str(get_suite(read_manifest(Path(run_a)).spec.suite).render_comparison(rows, title))

@@ -45,7 +45,8 @@ def check_run_table(run: dict[str, Any], where: str) -> None:
 
 def check_cells(cells: Sequence[Cell], path: Path, run: dict[str, Any] | None = None) -> None:
     """Every cell's suite, agent, agent arguments, options and split, all checked before anything is written."""
-    from heedful.agents.registry import agent_class, check_agent_args
+    from heedful.agent_args import check_agent_args
+    from heedful.agents.registry import agent_class
     from heedful.suites.registry import get_suite
 
     problems: list[str] = []

@@ -79,7 +79,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         return 0
     if is_sweep_dir(args.run):  # a sweep directory: one table of every cell (heedful.sweep)
         _sweep_report(args.run, args.format, args.resamples, None)
-        return _sweep_verdict(args.run, max_errors)
+        return sweep_verdict(args.run, max_errors)
     options = {"resamples": args.resamples, "cluster": args.cluster, "seed": args.seed}
     if args.explain:
         from heedful.runner.manifest import read_manifest
@@ -103,7 +103,7 @@ def _run_verdict(run: Path, max_errors: Any) -> int:
     return found.code
 
 
-def _sweep_verdict(out: Path, max_errors: Any) -> int:
+def sweep_verdict(out: Path, max_errors: Any) -> int:
     """The most severe exit code of a sweep's cells (a cell without a run is incomplete)."""
     from heedful.outcome import EXIT_INCOMPLETE, worst
     from heedful.sweep import cell_run_dirs
@@ -213,7 +213,7 @@ def add_compare(sub: Any, formatter: Any) -> None:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from heedful.api import compare, compare_text
-    from heedful.report.render import rows_to_json
+    from heedful.metrics.render import rows_to_json
 
     if args.run_b is None or args.baseline is not None:
         if not is_sweep_dir(args.run_a) or args.run_b is not None:

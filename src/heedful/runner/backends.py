@@ -237,7 +237,7 @@ def import_target(obj: Any, what: str) -> str:
     return f"{module}:{qualname}"
 
 
-def _worker_setup(work: Work) -> dict[str, Any]:
+def worker_setup(work: Work) -> dict[str, Any]:
     # Registrations made at run time (tests, notebooks) do not exist in a spawned worker, so the worker
     # re-registers each name with the import path of the object the main process resolved.
     spec = work.spec
@@ -253,7 +253,7 @@ def _worker_setup(work: Work) -> dict[str, Any]:
     }
 
 
-def _chunks(todo: Sequence[tuple[int, Any]], workers: int, batch: int = 1) -> list[list[tuple[int, str]]]:
+def episode_chunks(todo: Sequence[tuple[int, Any]], workers: int, batch: int = 1) -> list[list[tuple[int, str]]]:
     # Lockstep needs a chunk of at least `batch` episodes (twice that keeps the batch full as episodes end), but
     # never so large that some workers get nothing.
     size = max(1, min(max(CHUNK_SIZE, 2 * batch), math.ceil(len(todo) / workers)))
@@ -262,12 +262,12 @@ def _chunks(todo: Sequence[tuple[int, Any]], workers: int, batch: int = 1) -> li
 
 
 def _pool(work: Work, workers: int) -> Generator[list[Record], None, None]:
-    setup = _worker_setup(work)
-    chunks = _chunks(work.todo, workers, work.batch)
+    setup = worker_setup(work)
+    chunks = episode_chunks(work.todo, workers, work.batch)
     executor = ProcessPoolExecutor(
         max_workers=min(workers, len(chunks)),
         mp_context=multiprocessing.get_context("spawn"),
-        initializer=_init_worker,
+        initializer=init_worker,
         initargs=(setup,),
     )
     clean = False
@@ -284,7 +284,7 @@ def _drain(executor: ProcessPoolExecutor, chunks: list[list[tuple[int, str]]], w
     pending: set[Future[dict[str, Any]]] = set()
     while True:
         while len(pending) < window and (chunk := next(queue, None)) is not None:
-            pending.add(executor.submit(_run_chunk, chunk))
+            pending.add(executor.submit(run_chunk, chunk))
         if not pending:
             return
         done, pending = wait(pending, return_when=FIRST_COMPLETED)
@@ -353,7 +353,7 @@ def _exit_with_parent() -> None:
     threading.Thread(target=watch, name="heedful-parent-watch", daemon=True).start()
 
 
-def _init_worker(setup: dict[str, Any]) -> None:
+def init_worker(setup: dict[str, Any]) -> None:
     """Pool initializer: build the suite and the (fitted) agent once per worker process."""
     global _STATE, _SETUP_ERROR
     # Ctrl-C reaches the whole process group; only the main process handles it (and stops the workers).
@@ -380,7 +380,7 @@ def _init_worker(setup: dict[str, Any]) -> None:
         _SETUP_ERROR = f"setting up the worker failed:\n{traceback.format_exc()}"
 
 
-def _run_chunk(items: list[tuple[int, str]]) -> dict[str, Any]:
+def run_chunk(items: list[tuple[int, str]]) -> dict[str, Any]:
     """Pool task: roll out a chunk of (index, episode JSON) pairs; return record JSON texts or an error."""
     if _STATE is None:
         return {"error": _SETUP_ERROR or "the worker was not set up"}

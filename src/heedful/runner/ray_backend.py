@@ -81,7 +81,7 @@ class RayWorker:
         import ray
 
         if not self.started:
-            backends._init_worker(ray.get(setup[0]))
+            backends.init_worker(ray.get(setup[0]))
             self.started = True
         return self.where()
 
@@ -97,7 +97,7 @@ class RayWorker:
         of the death; it sets the actor up again and sends the chunk anew)."""
         if not self.started:
             return {RESTARTED: True}
-        return backends._run_chunk(items)
+        return backends.run_chunk(items)
 
 
 def ray_execute(work: Work, workers: int, options: RayOptions) -> Generator[list[Record], None, None]:
@@ -112,8 +112,8 @@ def ray_execute(work: Work, workers: int, options: RayOptions) -> Generator[list
     if not work.todo:
         return
     ray = import_ray()
-    setup = backends._worker_setup(work)  # an agent no worker can import fails here, before Ray starts
-    chunks = backends._chunks(work.todo, workers, work.batch)
+    setup = backends.worker_setup(work)  # an agent no worker can import fails here, before Ray starts
+    chunks = backends.episode_chunks(work.todo, workers, work.batch)
     started, reaper = _connect(ray, options, workers)
     actors: list[Any] = []
     try:

@@ -236,12 +236,12 @@ class SuiteBase:
         return content_hash(episodes)
 
     def render_report(self, rows: Sequence[MetricRow], title: str) -> str:
-        from heedful.report.render import render_metric_table
+        from heedful.metrics.render import render_metric_table
 
         return render_metric_table(rows, title=title)
 
     def render_comparison(self, rows: Sequence[Any], title: str) -> str:
-        from heedful.report.render import render_comparison_table
+        from heedful.metrics.render import render_comparison_table
 
         return render_comparison_table(rows, title=title)
 

@@ -250,7 +250,7 @@ class DecisionsSuite(SuiteBase):
 
     def render_report(self, rows: Sequence[MetricRow], title: str) -> str:
         """The metric table with a chance column: the exact score of a uniformly random valid answer."""
-        from heedful.report.render import render_metric_table
+        from heedful.metrics.render import render_metric_table
 
         note = "the exact expected score of a uniformly random valid answer (what random-valid draws), not sampled"
         return render_metric_table(rows, title=title, chance_note=note)

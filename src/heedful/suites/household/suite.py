@@ -231,9 +231,9 @@ class HouseholdSuite(SuiteBase):
         the paper's Table 6, Table 9 and Table 8 (error modes) layouts."""
         from heedful.metrics.household import paper_tables
         from heedful.metrics.household_error_table import ERROR_METRICS, error_table
-        from heedful.report.household import summary_table
-        from heedful.report.reference import reference
-        from heedful.report.render import render_metric_table
+        from heedful.metrics.reference import reference
+        from heedful.metrics.render import render_metric_table
+        from heedful.suites.household.report_tables import summary_table
 
         generic = [row for row in rows if row.metric not in ERROR_METRICS]
         errors = error_table(rows)
@@ -244,8 +244,8 @@ class HouseholdSuite(SuiteBase):
 
     def render_comparison(self, rows: Sequence[Any], title: str) -> str:
         """`heedful compare`: SR and SPL of both runs side by side per task type and clarity, then every group."""
-        from heedful.report.household import comparison_summary
-        from heedful.report.render import render_comparison_table
+        from heedful.metrics.render import render_comparison_table
+        from heedful.suites.household.report_tables import comparison_summary
 
         return f"{title}\n{comparison_summary(rows)}\n\n{render_comparison_table(rows)}"
 

@@ -189,9 +189,9 @@ class TabletopSuite(SuiteBase):
     def render_report(self, rows: Sequence[MetricRow], title: str) -> str:
         """The metric table (with the chance column), then the paper's Table 1 layout (scenes x levels, with the
         chance rows)."""
+        from heedful.metrics.reference import reference
+        from heedful.metrics.render import render_metric_table
         from heedful.metrics.tabletop import CHANCE_PREFIX, table1
-        from heedful.report.reference import reference
-        from heedful.report.render import render_metric_table
 
         measured = [row for row in rows if not row.group.startswith(CHANCE_PREFIX)]
         notes = (
