@@ -111,7 +111,7 @@ def test_constrained_mode_makes_the_embedded_model_answer_in_the_format(
         short = ["--agent-arg", "max_model_calls=2", "--agent-arg", "reasoning_chars=60", *MODEL_THREADS]
         out = tmp_path / agent
         args = run_args(agent, household_tiny, out, "--constrain", "--cache", str(tmp_path / "cache.sqlite"), *short)
-        args += ["--limit", "2"]  # 2 episodes, not 3: the constrained format is the point here, not the score
+        args += ["--limit", "1"]  # 1 episode, not 3: the constrained format is the point here, not the score
         assert main([*args, "--max-tokens", "64"]) == 0  # the last --max-tokens wins: room for the JSON
         manifest, found = load_run(out)
         assert manifest.agent["constrained"] is True and manifest.agent["reasoning_chars"] == 60
@@ -150,14 +150,18 @@ def test_an_external_server_gives_the_same_records_and_a_rerun_makes_no_call(
     try:
         external = ["--base-url", proxy.url, "--model", served.model, "--cache", str(tmp_path / "cache.sqlite")]
         sent = 0
-        for agent in AGENTS[:1]:  # the transport is the agents' shared session: one agent shows it
-            assert main(run_args(agent, household_tiny, tmp_path / agent, *external, "--concurrency", "2")) == 0
-            sent += sum(r.usage["model_calls"] for r in records(tmp_path / agent))
-            assert deterministic(tmp_path / agent) == deterministic(embedded["root"] / agent)
+        for agent in AGENTS[:1]:  # the transport is the agents' shared session: one agent, one episode shows it
+            out = tmp_path / agent
+            assert main([*run_args(agent, household_tiny, out, *external, "--concurrency", "2"), "--limit", "1"]) == 0
+            sent += sum(r.usage["model_calls"] for r in records(out))
+            first = {r["episode_id"]: r for r in deterministic(embedded["root"] / agent)}
+            assert [first[r["episode_id"]] for r in deterministic(out)] == deterministic(
+                out
+            )  # a smaller limit: a subset
         assert proxy.chat_requests() == sent > 0
         tokens = served.metric("llamacpp:prompt_tokens_total")
         for agent in AGENTS[:1]:
-            assert main(run_args(agent, household_tiny, tmp_path / f"{agent}-again", *external)) == 0
+            assert main([*run_args(agent, household_tiny, tmp_path / f"{agent}-again", *external), "--limit", "1"]) == 0
             assert all(r.usage["model_calls"] == 0 for r in records(tmp_path / f"{agent}-again"))
         assert proxy.chat_requests() == sent  # counted by the forwarder in front of the server ...
         assert served.metric("llamacpp:prompt_tokens_total") == tokens  # ... and by the server itself

@@ -30,8 +30,9 @@ from heedful.suites.decisions.suite import DecisionsSuite
 pytestmark = pytest.mark.llm
 
 THREADS = "1"  # one llama.cpp thread: two test workers each running a model on 2 cores stay at 2 threads
-LIMIT = "4"
-COMMON = ["--limit", LIMIT, "--max-tokens", "48", "--no-progress"]
+EPISODES = 3
+LIMIT = str(EPISODES)
+COMMON = ["--limit", LIMIT, "--max-tokens", "32", "--no-progress"]
 
 
 def run_args(dataset: Path, out: Path, *extra: str) -> list[str]:
@@ -66,7 +67,7 @@ def subprocess_env(**extra: str) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def embedded_run(small_dataset: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """`heedful run decisions --agent llm` with the embedded SmolLM2 (4 episodes), once for the module."""
+    """`heedful run decisions --agent llm` with the embedded SmolLM2 (3 episodes), once for the module."""
     root = tmp_path_factory.mktemp("embedded")
     starts = EmbeddedServer.starts
     cache = root / "cache.sqlite"
@@ -100,7 +101,7 @@ def test_the_embedded_model_runs_end_to_end_and_gets_a_report(
     assert all(r.agent_info["finish_reason"] in ("stop", "length") for r in records)
     assert all(r.usage["model_calls"] == 1 and r.usage["prompt_tokens"] > 100 for r in records)
     totals = usage(embedded_run["run"], capsys)
-    assert totals["requests"] == 4 and totals["model_calls"] == 4 and totals["cache_hits"] == 0
+    assert totals["requests"] == EPISODES and totals["model_calls"] == EPISODES and totals["cache_hits"] == 0
     assert totals["completion_tokens"] == sum(r.usage["completion_tokens"] for r in records)
 
 
@@ -125,15 +126,15 @@ def test_an_external_server_gives_the_embedded_records_and_a_rerun_makes_no_call
         cache = str(tmp_path / "cache.sqlite")
         external = ["--base-url", proxy.url, "--model", served.model, "--cache", cache, "--concurrency", "2"]
         assert main(run_args(small_dataset, tmp_path / "external", *external)) == 0
-        assert proxy.chat_requests() == 4
+        assert proxy.chat_requests() == EPISODES
         assert deterministic(tmp_path / "external") == deterministic(embedded_run["run"])
         assert {r.agent_info.get("server") for r in load_run(tmp_path / "external")[1]} == {proxy.url}  # who answered
 
         tokens = served.metric("llamacpp:prompt_tokens_total")
         assert main(run_args(small_dataset, tmp_path / "rerun", *external)) == 0
-        assert proxy.chat_requests() == 4  # counted by the forwarder in front of the server
+        assert proxy.chat_requests() == EPISODES  # counted by the forwarder in front of the server
         assert served.metric("llamacpp:prompt_tokens_total") == tokens  # and by the server itself
-        assert [r.usage["cache_hits"] for r in load_run(tmp_path / "rerun")[1]] == [1] * 4
+        assert [r.usage["cache_hits"] for r in load_run(tmp_path / "rerun")[1]] == [1] * EPISODES
     finally:
         proxy.close()
 
@@ -148,7 +149,7 @@ def test_a_pool_of_servers_spreads_requests_skips_a_dead_one_and_gives_the_same_
         pool = ["--base-url", first.url, "--base-url", dead, "--base-url", second.url]
         flags = [*pool, "--model", served.model, "--no-cache", "--concurrency", "2", "--retries", "0"]
         assert main(run_args(small_dataset, tmp_path / "pool", *flags)) == 0
-        assert first.chat_requests() + second.chat_requests() == 4  # the dead server cost no episode
+        assert first.chat_requests() + second.chat_requests() == EPISODES  # the dead server cost no episode
         assert first.chat_requests() >= 1 and second.chat_requests() >= 1
         assert deterministic(tmp_path / "pool") == deterministic(embedded_run["run"])
         manifest, _ = load_run(tmp_path / "pool")
@@ -183,7 +184,7 @@ def test_a_killed_server_gives_interface_errors_and_the_run_resumes_when_it_retu
     command = [sys.executable, "-m", "heedful", *args]
     process = subprocess.Popen(command, env=subprocess_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        wait_until(lambda: stored_count(out) >= 2, "two records", process)
+        wait_until(lambda: stored_count(out) >= 1, "a first record", process)
         server.kill()
         _, err = process.communicate(timeout=300)  # the retries' backoff, then the last records
     finally:
@@ -192,7 +193,7 @@ def test_a_killed_server_gives_interface_errors_and_the_run_resumes_when_it_retu
     assert process.returncode == EXIT_NOT_SCORED, err  # episodes not scored: the run says so in its exit code
     records = load_run(out)[1]
     failed = [r for r in records if r.status is Status.INTERFACE_ERROR]
-    assert len(records) == 4 and 1 <= len(failed) <= 2
+    assert len(records) == EPISODES and 1 <= len(failed) <= 2
     assert all("cannot reach" in (r.error or "") and r.usage["model_calls"] == 3 for r in failed)
 
     restarted = ServeProcess("--gguf", str(smollm2), "--threads", THREADS, port=server.port)
@@ -218,7 +219,7 @@ def test_ctrl_c_stops_a_concurrent_run_and_the_embedded_server_cleanly(small_dat
     assert process.returncode == 130, err[-2000:]
     assert "interrupted" in err and "~Server: main loop exited" in err
     manifest, records = load_run(out)
-    assert manifest.state == "interrupted" and 1 <= len(records) < 4
+    assert manifest.state == "interrupted" and 1 <= len(records) < EPISODES
 
 
 def test_every_worker_process_starts_and_stops_its_own_server(small_dataset: Path, tmp_path: Path) -> None:
