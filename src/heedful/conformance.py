@@ -215,7 +215,7 @@ def _failure(sample: _Sample) -> str | None:
 
 
 def _rollouts(sample: _Sample, make: Callable[[], Any], episodes: Sequence[Any]) -> list[Record]:
-    from heedful.runner.backends import fit_agent, rollout_one
+    from heedful.runner.episode import fit_agent, rollout_one
     from heedful.runner.manifest import RunSpec
 
     suite = sample.suite

@@ -17,7 +17,7 @@ from heedful.registry import Registry, suggest
 
 USER_DIRS: dict[str, str] = {}
 """Top-level module -> the directory `--agent MODULE:CLASS` imported it from (the current directory then), so
-that spawned workers and Ray actors import the same module (heedful.runner.backends)."""
+that spawned workers and Ray actors import the same module (heedful.runner.worker)."""
 
 AGENTS: Registry[Any] = Registry(
     kind="agent",

@@ -17,7 +17,7 @@ from heedful.capabilities import capabilities
 from heedful.errors import BudgetExceededError, ConfigError, DatasetError, RunAbortedError, RunError
 from heedful.outcome import ABORT_AFTER
 from heedful.records import Record, Status
-from heedful.runner.backends import Work, execute
+from heedful.runner.backends import execute
 from heedful.runner.commits import BatchedWriter, CommitPolicy
 from heedful.runner.lock import RunLock
 from heedful.runner.lockstep import check_batchable
@@ -31,6 +31,7 @@ from heedful.runner.manifest import (
 )
 from heedful.runner.ray_options import RayOptions, backend_options
 from heedful.runner.resume import open_manifest
+from heedful.runner.rollouts import Work
 from heedful.runner.store import RunStore
 from heedful.sampling import sample_positions
 from heedful.seeding import derive_rng
@@ -138,7 +139,7 @@ def run(
 
     A Fittable agent may declare `check_training(train, evaluation)`, called before the run directory is touched,
     to refuse a run it cannot be measured on honestly (the `bow` control evaluated on its own training episodes).
-    An agent may declare `concurrency` (rollouts in flight, see `backends.rollouts`), `session_args` (names
+    An agent may declare `concurrency` (rollouts in flight, see `rollouts.rollouts`), `session_args` (names
     of its arguments a resume may change, such as a budget), `charge_previous_usage(totals)` (told the
     summed `usage` of the stored records before a session starts) and `close()` (called when the run ends).
     """
