@@ -7,12 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from heedful.errors import ConfigError, RunError
 from heedful.metrics.rows import MetricRow
 from heedful.records import Record
 from heedful.report.flags import flag_suffix, run_flags
+
+if TYPE_CHECKING:
+    from heedful.metrics.compare import ComparisonRow
 
 
 def run_records(run_dir: Path | str) -> tuple[Any, list[Record]]:
@@ -217,7 +220,7 @@ def pairing_line(records_a: Sequence[Record], records_b: Sequence[Record]) -> st
 
 def compare(
     run_a: Path | str, run_b: Path | str, *, resamples: int = 10_000, seed: int = 0, strict: bool = False
-) -> list[Any]:
+) -> list[ComparisonRow]:
     """Paired comparison of two runs of one suite on the same dataset; with `strict`, only of two runs that hold
     the same episodes."""
     from heedful.suites.registry import get_suite

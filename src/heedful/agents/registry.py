@@ -13,13 +13,14 @@ from typing import Any
 
 from heedful.agent_args import check_agent_args
 from heedful.errors import ConfigError, UnknownNameError
+from heedful.protocols import Agent, AgentFactory
 from heedful.registry import Registry, suggest
 
 USER_DIRS: dict[str, str] = {}
 """Top-level module -> the directory `--agent MODULE:CLASS` imported it from (the current directory then), so
 that spawned workers and Ray actors import the same module (heedful.runner.worker)."""
 
-AGENTS: Registry[Any] = Registry(
+AGENTS: Registry[AgentFactory] = Registry(
     kind="agent",
     group="heedful.agents",
     builtins={
@@ -66,7 +67,7 @@ def agent_names(suite: str | None = None) -> list[str]:
     return sorted(set(names))
 
 
-def agent_class(name: str, suite: str | None = None) -> Any:
+def agent_class(name: str, suite: str | None = None) -> AgentFactory:
     """The class registered for `name` (trying `suite/name` first), or the class a `MODULE:CLASS` name names."""
     known = set(AGENTS.names())
     for candidate in ([f"{suite}/{name}"] if suite else []) + [name]:
@@ -81,7 +82,7 @@ def agent_class(name: str, suite: str | None = None) -> Any:
     )
 
 
-def registered_agent_class(name: str, suite: str | None = None) -> Any | None:
+def registered_agent_class(name: str, suite: str | None = None) -> AgentFactory | None:
     """The class registered (built in or by an installed package's entry point) for `name`, else None.
 
     Never imports a `MODULE:CLASS` name: what reads a run directory (a video re-run) builds only these, because a
@@ -94,13 +95,13 @@ def registered_agent_class(name: str, suite: str | None = None) -> Any | None:
     return None
 
 
-def make_agent(name: str, args: dict[str, Any] | None = None, suite: str | None = None) -> Any:
+def make_agent(name: str, args: dict[str, Any] | None = None, suite: str | None = None) -> Agent:
     """Build the agent registered as `name` with keyword `args`; unknown keywords and values of the wrong type
     raise ConfigError."""
     return build_agent(agent_class(name, suite), name, args)
 
 
-def build_agent(cls: Any, name: str, args: dict[str, Any] | None = None) -> Any:
+def build_agent(cls: AgentFactory, name: str, args: dict[str, Any] | None = None) -> Agent:
     """Build the agent class `cls` (known as `name`) with keyword `args`; unknown keywords and values of the wrong
     type raise ConfigError."""
     args = dict(args or {})
@@ -108,7 +109,7 @@ def build_agent(cls: Any, name: str, args: dict[str, Any] | None = None) -> Any:
     return cls(**args)
 
 
-def import_agent(target: str) -> Any:
+def import_agent(target: str) -> AgentFactory:
     """The class `MODULE:CLASS` names; the current directory is searched first, as `python -m` would.
 
     Raises:
@@ -139,7 +140,8 @@ def import_agent(target: str) -> Any:
             names = [n for n in dir(module) if not n.startswith("_")]
             raise ConfigError(f"--agent {target}: {module_name} has no {part!r}{suggest(part, names)}")
         obj = getattr(obj, part)
-    return obj
+    found: AgentFactory = obj  # a class (or callable) that builds the agent; its kind is checked where it is used
+    return found
 
 
 def user_dirs(cls: Any) -> dict[str, str]:

@@ -372,7 +372,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     from heedful.suites.options import describe
 
-    suite = get_suite(args.suite)  # an unknown suite fails with a suggestion
+    chosen = get_suite(args.suite)  # an unknown suite fails with a suggestion
     print("agents:")
     for name in agent_names(args.suite):
         doc = (agent_class(name, args.suite).__doc__ or "").strip().splitlines()
@@ -384,12 +384,12 @@ def cmd_list(args: argparse.Namespace) -> int:
         for argument in arguments:
             print(f"    {argument.line()}")
     print(f"run options (flags: heedful run {args.suite} --help):")
-    for name, text in describe(suite.run_options).items():
+    for name, text in describe(chosen.run_options).items():
         print(f"  {name:18s} {text}")
-    print(f"splits: {', '.join(suite.splits)}")
-    if len(suite.metric_spec):
+    print(f"splits: {', '.join(chosen.splits)}")
+    if len(chosen.metric_spec):
         print("metrics of heedful report (name, what n counts, meaning; * not paired by heedful compare):")
-        for metric in suite.metric_spec:
+        for metric in chosen.metric_spec:
             mark = "" if metric.compared else " *"
             print(f"  {metric.name + mark:24s} {metric.unit:9s} {metric.description}")
     return 0

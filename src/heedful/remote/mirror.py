@@ -61,8 +61,8 @@ class MirrorPolicy:
         declared = capabilities(self.agent)
         if declared.kind != "planner":
             raise ConfigError(f"heedful serve serves tabletop planner agents (oracle, blind); {agent!r} is not one")
-        if declared.fittable:
-            self.agent.fit(TabletopSuite().training_episodes(list(train or evaluation_tasks())))
+        if declared.fit is not None:
+            declared.fit(TabletopSuite().training_episodes(list(train or evaluation_tasks())))
         self.agent_name = agent
         self.chunk = chunk
         self._cache: OrderedDict[tuple[str, int], NDArray[np.float64]] = OrderedDict()

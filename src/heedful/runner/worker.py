@@ -115,8 +115,9 @@ def init_worker(setup: dict[str, Any]) -> None:
         declared = capabilities(agent_class(spec.agent, spec.suite)).required(spec.agent_args)
         check_requirements(f"{spec.suite} --agent {spec.agent}", declared)  # the agent's, likewise
         agent = make_agent(spec.agent, spec.agent_args, suite=spec.suite)
-        if capabilities(agent).fittable:
-            agent.fit([suite.parse_episode(text) for text in setup["train"]])
+        fit = capabilities(agent).fit
+        if fit is not None:
+            fit([suite.parse_episode(text) for text in setup["train"]])
         _STATE = _WorkerState(spec=spec, suite=suite, agent=agent, batch=int(setup.get("batch", 1)))
     except HeedfulError as err:  # a typed error (a requirement that does not import) needs no traceback
         _SETUP_ERROR = f"setting up the worker failed: {type(err).__name__}: {err}"

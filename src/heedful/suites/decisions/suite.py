@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from heedful.capabilities import capabilities
 from heedful.metrics.layouts import FigureLayout, PaperTable
@@ -19,6 +19,9 @@ from heedful.suites.decisions.answers import parse_answer
 from heedful.suites.decisions.model import DecisionEpisode
 from heedful.suites.decisions.observation import build_observation
 from heedful.suites.decisions.options import DecisionsRunOptions
+
+if TYPE_CHECKING:
+    from heedful.metrics.compare import ComparisonRow
 
 
 class DecisionsSuite(SuiteBase):
@@ -230,7 +233,7 @@ class DecisionsSuite(SuiteBase):
 
     def compare(
         self, records_a: Sequence[Record], records_b: Sequence[Record], *, resamples: int, seed: int
-    ) -> list[Any]:
+    ) -> list[ComparisonRow]:
         from heedful.metrics.compare import compare_decision_runs
 
         return list(compare_decision_runs(records_a, records_b, resamples=resamples, seed=seed))

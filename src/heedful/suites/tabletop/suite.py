@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from heedful.errors import ConfigError, DatasetError
 from heedful.metrics.layouts import FigureLayout, PaperTable
@@ -36,6 +36,9 @@ from heedful.suites.tabletop.model import (
 from heedful.suites.tabletop.options import TabletopRunOptions
 from heedful.suites.tabletop.perturb import TRIALS, trial_seed
 from heedful.suites.tabletop.rollout import MAX_CALLS, run_trial
+
+if TYPE_CHECKING:
+    from heedful.metrics.compare import ComparisonRow
 
 
 def _task_of(episode: Any) -> TabletopTask:
@@ -314,7 +317,7 @@ class TabletopSuite(SuiteBase):
 
     def compare(
         self, records_a: Sequence[Record], records_b: Sequence[Record], *, resamples: int, seed: int
-    ) -> list[Any]:
+    ) -> list[ComparisonRow]:
         from heedful.metrics.tabletop import compare_tabletop_runs
 
         return compare_tabletop_runs(records_a, records_b, resamples=resamples, seed=seed)
