@@ -196,6 +196,7 @@ def evaluate(
         resources=resources,
         audit_stateless=audit_stateless,
         batch=batch,
+        resolved=(suite_obj, agent_cls),  # looked up once, above
     )
 
 
