@@ -10,7 +10,7 @@ import pytest
 
 import heedful
 from heedful.capabilities import capabilities
-from heedful.errors import ConfigError
+from heedful.errors import ConfigError, UnknownDeclarationError
 
 
 class _Bare:
@@ -75,3 +75,26 @@ def test_properties_read_as_defaults_on_the_class_and_as_values_on_an_instance()
     assert on_class.concurrency == 1 and on_class.has_budget is False and on_class.kind == "decision"
     agent = LLMDecisionAgent(base_url="http://127.0.0.1:9/v1", model="m", concurrency=3, max_requests=5)
     assert capabilities(agent).concurrency == 3 and capabilities(agent).has_budget is True
+
+
+def test_a_misspelled_declaration_is_an_error_with_did_you_mean() -> None:
+    class Misspelled:
+        concurency = 4  # a near miss of `concurrency`: silently ignored before
+
+        def decide(self, observation: object) -> None: ...
+
+    with pytest.raises(UnknownDeclarationError, match=r"declares 'concurency'.*did you mean 'concurrency'"):
+        capabilities(Misspelled())
+    with pytest.raises(UnknownDeclarationError, match="did you mean 'privileged'"):
+        capabilities(type("Inherited", (type("Base", (), {"priviledged": True}),), {}))
+
+
+def test_names_far_from_every_declaration_are_the_agents_own() -> None:
+    class Own:
+        concurrency = 2
+        temperature = 0.5  # an agent's own setting, not a declaration
+        _concurency = 3  # private names are the agent's business
+
+        def decide(self, observation: object) -> None: ...
+
+    assert capabilities(Own).concurrency == 2

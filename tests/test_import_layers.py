@@ -1,89 +1,73 @@
-"""The packages import each other in layers: no import cycle between heedful's subpackages, and the
-generic layers (metrics, the reply types) import no suite or agent.
+"""The packages import each other in layers, read from the table in docs/architecture.md: no import statement
+(module level, in a class or inside a function) reaches a higher layer, no module-level cycle joins two
+units (type-only imports aside), the generic layers import no suite or agent, and no module takes a private name
+from another.
 
-Only module-level imports count: an import inside a function runs on call, not at import time. The graph is
-read from the source (no import runs), so the test is fast and names the offending modules.
+The graph is read from the source by `scripts/architecture_counts.py` (no import runs), so the test is fast
+and names the offending modules and lines.
 """
 
 from __future__ import annotations
 
-import ast
+import importlib.util
+import sys
 from collections import defaultdict
 from pathlib import Path
+from types import ModuleType
 
-import heedful
+import pytest
 
-ROOT = Path(heedful.__file__).parent
-
-
-def _module_name(path: Path) -> str:
-    parts = path.relative_to(ROOT).with_suffix("").parts
-    if parts[-1] == "__init__":
-        parts = parts[:-1]
-    return ".".join(("heedful", *parts))
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "architecture_counts.py"
 
 
-def _package(module: str) -> str:
-    """The subpackage a module belongs to (`heedful.suites.household.model` -> `suites`), or its own name."""
-    parts = module.split(".")
-    return parts[1] if len(parts) > 1 else ""
+@pytest.fixture(scope="module")
+def counts() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("architecture_counts", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
+    spec.loader.exec_module(module)
+    return module
 
 
-def import_edges() -> dict[tuple[str, str], list[str]]:
-    """(importing package, imported package) -> the importing modules, for module-level imports."""
-    edges: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for path in sorted(ROOT.rglob("*.py")):
-        module = _module_name(path)
-        for node in ast.parse(path.read_text(encoding="utf-8")).body:
-            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                targets = [node.module]
-            elif isinstance(node, ast.Import):
-                targets = [alias.name for alias in node.names]
-            else:
-                continue
-            for target in targets:
-                src, dst = _package(module), _package(target)
-                if target.startswith("heedful.") and (ROOT / dst).is_dir() and (ROOT / src).is_dir() and src != dst:
-                    edges[(src, dst)].append(module)
-    return edges
+def test_every_unit_is_in_the_layer_table(counts: ModuleType) -> None:
+    layers = counts.layer_table()
+    units = {counts.unit(module) for module in counts.modules()}
+    assert not units - set(layers), f"add these to the table in docs/architecture.md: {sorted(units - set(layers))}"
+    assert not set(layers) - units, f"the table names units that do not exist: {sorted(set(layers) - units)}"
 
 
-def _cycles(edges: dict[tuple[str, str], list[str]]) -> list[list[str]]:
-    graph: dict[str, set[str]] = defaultdict(set)
-    for src, dst in edges:
-        graph[src].add(dst)
-
-    def reaches(a: str, b: str) -> bool:
-        seen, todo = set(), [a]
-        while todo:
-            node = todo.pop()
-            if node == b:
-                return True
-            if node not in seen:
-                seen.add(node)
-                todo.extend(graph[node])
-        return False
-
-    return sorted([src, dst] for src, dst in edges if reaches(dst, src))
+def test_no_import_climbs_the_layers(counts: ModuleType) -> None:
+    climbing = counts.climbing(counts.module_edges(), counts.layer_table())
+    assert not climbing, "\n".join(f"{e.module}:{e.line} imports {e.target}" for e in climbing)
 
 
-def test_no_import_cycle_between_subpackages() -> None:
-    edges = import_edges()
-    cycles = _cycles(edges)
-    assert not cycles, {f"{a} -> {b}": edges[(a, b)] for a, b in cycles}
+def test_no_module_takes_a_private_name_from_another(counts: ModuleType) -> None:
+    assert not counts.private_imports(counts.all_imports())
 
 
-def test_metrics_replies_and_capabilities_import_no_suite_and_no_agent() -> None:
-    edges = import_edges()
-    assert not [(a, b) for a, b in edges if a == "metrics" and b in ("suites", "agents", "runner", "report")]
-    assert not [(a, b) for a, b in edges if a == "payloads"]  # written by suites, read by metrics: imports neither
-    for neutral in ("replies.py", "capabilities.py"):  # read by suites and agents alike
-        tree = ast.parse((ROOT / neutral).read_text(encoding="utf-8"))
-        imported = [n.module for n in tree.body if isinstance(n, ast.ImportFrom) and n.module]
-        assert all(m == "heedful.errors" or not m.startswith("heedful") for m in imported), (neutral, imported)
+def test_no_module_level_cycle_between_units(counts: ModuleType) -> None:
+    module_level = [e for e in counts.module_edges() if not e.in_function and not e.type_only]
+    assert not counts.circles(module_level, by_unit=True)
 
 
-def test_the_graph_is_read_from_the_source() -> None:
-    # the check sees real edges (it would pass vacuously if it found none)
-    edges = import_edges()
-    assert ("agents", "suites") in edges and ("runner", "suites") in edges
+def test_metrics_replies_and_capabilities_import_no_suite_and_no_agent(counts: ModuleType) -> None:
+    imported: dict[str, set[str]] = defaultdict(set)
+    for edge in counts.module_edges():
+        imported[counts.unit(edge.module)].add(counts.unit(edge.target))
+    assert not imported["metrics"] & {"suites", "agents", "runner", "report"}
+    assert not imported["payloads"] - {"payloads"}  # written by suites, read by metrics: imports neither
+    for neutral in ("replies", "capabilities"):  # read by suites and agents alike
+        assert imported[neutral] <= {neutral, "errors", "requirements"}, (neutral, imported[neutral])
+
+
+def test_the_checks_see_real_imports(counts: ModuleType) -> None:
+    # the checks would pass vacuously if they found nothing: an import in a function is seen, and a climbing one
+    # in a table that puts `agents` below `suites` is caught
+    edges = counts.module_edges()
+    assert any(e.in_function and e.module == "heedful.api" for e in edges)
+    upside_down = {**counts.layer_table(), "agents": 0}
+    assert any(counts.unit(e.module) == "agents" for e in counts.climbing(edges, upside_down))
+    table = "## Import layers\n\n| layer | units |\n|---|---|\n| 0 | `errors` |\n| 1 | `errors` |\n"
+    with pytest.raises(ValueError, match="errors is in two layers"):
+        counts.layer_table(table)

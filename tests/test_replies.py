@@ -26,7 +26,7 @@ def test_anything_else_is_an_interface_error_naming_its_type(answer: object) -> 
 
 def test_a_decisions_agent_answering_a_dict_is_recorded_as_an_interface_error() -> None:
     from heedful.records import Status
-    from heedful.runner.backends import rollout_one
+    from heedful.runner.episode import rollout_one
     from heedful.runner.manifest import RunSpec
     from heedful.suites.registry import get_suite
 

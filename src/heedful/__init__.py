@@ -5,30 +5,19 @@ register heedful's Gymnasium ids (`heedful/Tabletop-v0`, `heedful/TabletopScene1
 entry-point string, now if gymnasium is loaded, else right after it is (see `heedful.envs`).
 """
 
-import functools
 from typing import Any
 
 from heedful import envs as _envs
+from heedful.version import installed_version as _installed_version
 
 _envs.install()
 
 
 def __getattr__(name: str) -> str:
-    # `heedful.__version__` is read from the installed metadata when first asked for: importing
-    # importlib.metadata costs a third of the command line's start-up
+    # `heedful.__version__` is read from the installed metadata when first asked for (heedful.version)
     if name != "__version__":
         raise AttributeError(f"module 'heedful' has no attribute {name!r}")
     return _installed_version()
-
-
-@functools.cache
-def _installed_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("heedful")
-    except PackageNotFoundError:  # running from a source tree that was never installed
-        return "0.0.0+unknown"
 
 
 def tasks(suite: str, **filters: object) -> list[Any]:

@@ -134,7 +134,8 @@ def evaluate(
     `workers` Ray actors (`address`, `resources`: see `heedful.runner.run`). `audit_stateless=K` replays K episodes
     on a fresh agent in another order afterwards and records in the manifest whether any answer changed. `batch`
     steps that many episodes of each worker in lockstep on one batched policy call (`heedful.runner.lockstep`)."""
-    from heedful.agents.registry import agent_class, check_agent_args
+    from heedful.agent_args import check_agent_args
+    from heedful.agents.registry import agent_class
     from heedful.requirements import check_requirements
     from heedful.runner import RunSpec, run
     from heedful.suites.registry import get_suite
@@ -195,6 +196,7 @@ def evaluate(
         resources=resources,
         audit_stateless=audit_stateless,
         batch=batch,
+        resolved=(suite_obj, agent_cls),  # looked up once, above
     )
 
 

@@ -22,11 +22,13 @@ decision).
 
 from __future__ import annotations
 
+import difflib
+import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Literal
 
-from heedful.errors import ConfigError
+from heedful.errors import ConfigError, UnknownDeclarationError
 
 if TYPE_CHECKING:  # for annotations only: this module imports no other heedful layer
     from heedful.requirements import Requirement
@@ -83,12 +85,40 @@ class Capabilities:
         return dict(self.describe()) if self.describe is not None else {"name": self.name}
 
 
+ANSWERING = ("predict", "act", "decide")
+"""The methods that give an agent its kind."""
+
+
+def declarations() -> frozenset[str]:
+    """Every name `capabilities` reads from an agent: its declarations, its answering methods and `name`."""
+    return frozenset({f.name for f in fields(Capabilities)} - {"kind"}) | set(ANSWERING)
+
+
+@functools.cache
+def _check_declarations(cls: type) -> None:
+    # once per class: a public class attribute that is not a declaration but close to one is a misspelling
+    known = declarations()
+    for klass in cls.__mro__[:-1]:  # object's own names are no declarations
+        for attribute in vars(klass):
+            if attribute.startswith("_") or attribute in known:
+                continue
+            close = difflib.get_close_matches(attribute, known, n=1, cutoff=0.85)
+            if close:
+                raise UnknownDeclarationError(
+                    f"agent class {cls.__name__} declares {attribute!r}, which heedful does not read "
+                    f"(did you mean {close[0]!r}?); rename it, or give it a name further from the declarations "
+                    "of heedful.capabilities"
+                )
+
+
 def capabilities(agent: Any) -> Capabilities:
     """Read an agent's (or agent class's) declarations once.
 
     Raises:
+        UnknownDeclarationError: the agent's class declares a near miss of a declaration (`concurency = 4`).
         ConfigError: `concurrency` is not a positive integer.
     """
+    _check_declarations(agent if isinstance(agent, type) else type(agent))
     concurrency = _declared(agent, "concurrency", 1)
     if not isinstance(concurrency, int) or isinstance(concurrency, bool) or concurrency < 1:
         raise ConfigError(f"agent concurrency must be a positive integer, got {concurrency!r}")

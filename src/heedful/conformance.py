@@ -94,7 +94,12 @@ def _sample(suite: Any, findings: Findings) -> _Sample | None:
     first: list[Any] = []
 
     def generates() -> str | None:
-        first.extend(suite.generate(0, config))
+        try:  # as `heedful generate` calls it
+            first.extend(suite.generate(0, config, progress=lambda n=1, total=None: None))
+        except TypeError as err:
+            if "progress" not in str(err):
+                raise
+            return f"generate must take progress= as the Suite protocol declares it (heedful generate passes it): {err}"
         if not first:
             return "generate(0, check_config) gave no episodes"
         if _dumps(first) != _dumps(suite.generate(0, config)):
@@ -215,7 +220,7 @@ def _failure(sample: _Sample) -> str | None:
 
 
 def _rollouts(sample: _Sample, make: Callable[[], Any], episodes: Sequence[Any]) -> list[Record]:
-    from heedful.runner.backends import fit_agent, rollout_one
+    from heedful.runner.episode import fit_agent, rollout_one
     from heedful.runner.manifest import RunSpec
 
     suite = sample.suite

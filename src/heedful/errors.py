@@ -15,6 +15,11 @@ class UnknownNameError(ConfigError):
     """A registry lookup missed; the message carries a did-you-mean suggestion where one exists."""
 
 
+class UnknownDeclarationError(ConfigError):
+    """An agent class declares an attribute close to one of `heedful.capabilities`' declarations but not it (a
+    misspelling such as `concurency = 4`, which would otherwise be silently ignored)."""
+
+
 class DatasetError(HeedfulError):
     """A dataset file is missing, malformed or inconsistent."""
 

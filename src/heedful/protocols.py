@@ -18,7 +18,7 @@ comes from the observation's seed. An agent may raise `heedful.errors.AgentInter
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 
 from heedful.replies import AgentReply
 
-__all__ = ["AgentReply", "ControllerAgent", "DecisionAgent", "Fittable", "PlannerAgent"]
+__all__ = ["Agent", "AgentFactory", "AgentReply", "ControllerAgent", "DecisionAgent", "Fittable", "PlannerAgent"]
 
 
 @runtime_checkable
@@ -73,3 +73,10 @@ class Fittable(Protocol):
     """An agent that learns from training episodes before evaluation (for example the majority baseline)."""
 
     def fit(self, train_episodes: Sequence[Any]) -> None: ...
+
+
+Agent = DecisionAgent | PlannerAgent | ControllerAgent
+"""An agent of any kind; which one it is comes from its answering method (`heedful.capabilities`)."""
+
+AgentFactory = Callable[..., Agent]
+"""What the agent registry holds: an agent class (or any callable) built with keyword arguments (`--agent-arg`)."""

@@ -7,15 +7,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from heedful.errors import ConfigError, RunError
 from heedful.metrics.rows import MetricRow
 from heedful.records import Record
 from heedful.report.flags import flag_suffix, run_flags
 
+if TYPE_CHECKING:
+    from heedful.metrics.compare import ComparisonRow
+    from heedful.suites.base import Suite
 
-def _records(run_dir: Path | str) -> tuple[Any, list[Record]]:
+
+def run_records(run_dir: Path | str) -> tuple[Any, list[Record]]:
     from heedful.runner import load_run
 
     manifest, records = load_run(Path(run_dir))
@@ -76,7 +80,7 @@ def _report(run_dir: Path | str, *, resamples: int, cluster: str | None, seed: i
     from heedful.metrics.usage import usage_rows
     from heedful.suites.registry import get_suite
 
-    manifest, records = _records(run_dir)
+    manifest, records = run_records(run_dir)
     spec = manifest.spec
     suite = get_suite(spec.suite)
     clusters = tuple(suite.report_clusters)
@@ -124,9 +128,9 @@ def plot(runs: Sequence[Path | str], out: Path | str, *, resamples: int = 10_000
         MissingDependencyError: matplotlib is not installed (heedful[plots]).
         RunError: a path that is not a run.
     """
+    from heedful.metrics.reference import reference
     from heedful.report.labels import short_labels
     from heedful.report.plot import RunRows, figure_format, figure_title, require_matplotlib, write_figure
-    from heedful.report.reference import reference
     from heedful.runner.manifest import read_manifest
 
     out = Path(out)
@@ -178,12 +182,15 @@ def describe_run(run_dir: Path | str) -> str:
     """One line naming a run: directory, agent (and model), the suite's run label (decisions: condition), records."""
     from heedful.suites.registry import get_suite
 
-    manifest, records = _records(run_dir)
+    manifest, records = run_records(run_dir)
+    return _run_line(run_dir, manifest, records, get_suite(manifest.spec.suite))
+
+
+def _run_line(run_dir: Path | str, manifest: Any, records: Sequence[Record], suite: Suite) -> str:
     spec = manifest.spec
     model = manifest.agent.get("model")
     agent = f"{spec.agent} {model}" if model else spec.agent
-    mode = _run_mode(get_suite(spec.suite), spec.options)
-    return f"{run_dir} | agent {agent}{flag_suffix(manifest)}{mode} | {len(records)} records"
+    return f"{run_dir} | agent {agent}{flag_suffix(manifest)}{_run_mode(suite, spec.options)} | {len(records)} records"
 
 
 def run_name(manifest: Any, suite: Any) -> str:
@@ -219,13 +226,19 @@ def pairing_line(records_a: Sequence[Record], records_b: Sequence[Record]) -> st
 
 def compare(
     run_a: Path | str, run_b: Path | str, *, resamples: int = 10_000, seed: int = 0, strict: bool = False
-) -> list[Any]:
+) -> list[ComparisonRow]:
     """Paired comparison of two runs of one suite on the same dataset; with `strict`, only of two runs that hold
     the same episodes."""
+    return _paired(run_records(run_a), run_records(run_b), resamples=resamples, seed=seed, strict=strict)[1]
+
+
+def _paired(
+    run_a: tuple[Any, list[Record]], run_b: tuple[Any, list[Record]], *, resamples: int, seed: int, strict: bool
+) -> tuple[Suite, list[ComparisonRow]]:
+    """The suite and the comparison rows of two runs already read (each run's records are read once)."""
     from heedful.suites.registry import get_suite
 
-    manifest_a, records_a = _records(run_a)
-    manifest_b, records_b = _records(run_b)
+    (manifest_a, records_a), (manifest_b, records_b) = run_a, run_b
     if strict and {r.episode_id for r in records_a} != {r.episode_id for r in records_b}:
         raise RunError(
             f"--strict: the runs hold different episodes ({pairing_line(records_a, records_b)}); "
@@ -239,7 +252,8 @@ def compare(
             f"{manifest_b.spec.dataset_hash[:19]}); a paired comparison needs the same episodes"
             + _subset_hint(manifest_a.spec.options, manifest_b.spec.options)
         )
-    return list(get_suite(manifest_a.spec.suite).compare(records_a, records_b, resamples=resamples, seed=seed))
+    suite = get_suite(manifest_a.spec.suite)
+    return suite, list(suite.compare(records_a, records_b, resamples=resamples, seed=seed))
 
 
 def compare_text(
@@ -247,14 +261,13 @@ def compare_text(
 ) -> str:
     """The paired comparison as a terminal table, in the suite's own layout where it has one."""
     from heedful.report.labels import differences_line
-    from heedful.runner.manifest import read_manifest
-    from heedful.suites.registry import get_suite
 
-    rows = compare(run_a, run_b, resamples=resamples, seed=seed, strict=strict)  # both runs of one suite
-    pairs = pairing_line(_records(run_a)[1], _records(run_b)[1])
-    differences = differences_line(read_manifest(Path(run_a)), read_manifest(Path(run_b)))
-    title = f"A: {describe_run(run_a)}\nB: {describe_run(run_b)}\n{differences}\n{pairs}"
-    return str(get_suite(read_manifest(Path(run_a)).spec.suite).render_comparison(rows, title))
+    loaded_a, loaded_b = run_records(run_a), run_records(run_b)
+    suite, rows = _paired(loaded_a, loaded_b, resamples=resamples, seed=seed, strict=strict)  # both of one suite
+    pairs = pairing_line(loaded_a[1], loaded_b[1])
+    differences = differences_line(loaded_a[0], loaded_b[0])
+    line_a, line_b = _run_line(run_a, *loaded_a, suite), _run_line(run_b, *loaded_b, suite)
+    return str(suite.render_comparison(rows, f"A: {line_a}\nB: {line_b}\n{differences}\n{pairs}"))
 
 
 def _subset_hint(options_a: dict[str, Any], options_b: dict[str, Any]) -> str:

@@ -28,10 +28,13 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from heedful.errors import ConfigError, HeedfulError, RunError
 from heedful.sweep_checks import SWEEP_FILE, check_cell_entry, check_cells, check_run_table, plain_name
+
+if TYPE_CHECKING:
+    from heedful.metrics.compare import ComparisonRow
 
 TOP_KEYS = {"out", "baseline", "run", "matrix", "options"}
 RUN_KEYS = {"limit", "split", "order", "workers", "backend", "address", "resources", "verify"}
@@ -216,12 +219,12 @@ def sweep_rows(out: Path | str, *, resamples: int = 10_000, baseline: str | None
     rows: list[dict[str, Any]] = []
     for cell in done:
         run_dir = out / cell["run_dir"]
-        diffs: dict[str, Any] = {}
+        diffs: dict[str, ComparisonRow] = {}
         base = next((b for b in done if b["agent"] == baseline and _same_slot(b, cell) and b is not cell), None)
         if base is not None:
-            for row in compare(run_dir, out / base["run_dir"], resamples=resamples):  # diff: cell - baseline
-                if getattr(row, "group", None) == "all":
-                    diffs[row.metric] = row
+            for paired in compare(run_dir, out / base["run_dir"], resamples=resamples):  # diff: cell - baseline
+                if paired.group == "all":
+                    diffs[paired.metric] = paired
         flags = run_flags(read_manifest(run_dir))  # privileged or stateful: shown beside the agent
         for row in report(run_dir, resamples=resamples)[0]:
             if row.group != "all" or row.value is None:
@@ -239,9 +242,9 @@ def sweep_rows(out: Path | str, *, resamples: int = 10_000, baseline: str | None
                     "ci_high": row.ci_high,
                     "n": row.n,
                     "baseline": base["agent"] if base is not None else None,
-                    "diff": getattr(diff, "diff", None),
-                    "diff_ci_low": getattr(diff, "ci_low", None),
-                    "diff_ci_high": getattr(diff, "ci_high", None),
+                    "diff": diff.diff if diff is not None else None,
+                    "diff_ci_low": diff.ci_low if diff is not None else None,
+                    "diff_ci_high": diff.ci_high if diff is not None else None,
                     "flags": flags,
                 }
             )

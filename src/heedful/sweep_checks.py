@@ -45,7 +45,8 @@ def check_run_table(run: dict[str, Any], where: str) -> None:
 
 def check_cells(cells: Sequence[Cell], path: Path, run: dict[str, Any] | None = None) -> None:
     """Every cell's suite, agent, agent arguments, options and split, all checked before anything is written."""
-    from heedful.agents.registry import agent_class, check_agent_args
+    from heedful.agent_args import check_agent_args
+    from heedful.agents.registry import agent_class
     from heedful.suites.registry import get_suite
 
     problems: list[str] = []
@@ -61,12 +62,12 @@ def check_cells(cells: Sequence[Cell], path: Path, run: dict[str, Any] | None = 
     for cell in cells:
         what = f"{cell.suite} / {cell.agent.label}" + (f" / {cell.options_label}" if cell.options_label else "")
         try:
-            suite = get_suite(cell.suite)
+            chosen = get_suite(cell.suite)
             check_agent_args(cell.agent.agent, agent_class(cell.agent.agent, cell.suite), dict(cell.agent.args))
-            suite.check_options(dict(cell.options))
+            chosen.check_options(dict(cell.options))
             split = (run or {}).get("split", "all")
-            if split not in suite.splits:
-                raise ConfigError(f"split {split!r} is not one of {', '.join(suite.splits)}")
+            if split not in chosen.splits:
+                raise ConfigError(f"split {split!r} is not one of {', '.join(chosen.splits)}")
         except ConfigError as err:
             if what not in checked:
                 problems.append(f"{what}: {err}")

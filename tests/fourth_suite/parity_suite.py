@@ -6,13 +6,14 @@ suggests nothing, so an agent that ignores the instruction (`parity/ignore`, alw
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
+from heedful.metrics.compare import ComparisonRow
 from heedful.metrics.paired import mcnemar_count_row, paired_mean_rows
 from heedful.metrics.rows import MetricRow, status_rows
 from heedful.metrics.spec import Metric, MetricSpec
@@ -48,7 +49,9 @@ class ParitySuite(SuiteBase):
     agent_kinds = ("decision",)
     check_config = {"episodes": 8}  # noqa: RUF012
 
-    def generate(self, seed: int, config: dict[str, Any] | None = None) -> list[ParityEpisode]:
+    def generate(
+        self, seed: int, config: dict[str, Any] | None = None, progress: Callable[[int, int], Any] | None = None
+    ) -> list[ParityEpisode]:
         rng = np.random.default_rng(seed)
         episodes = []
         for i in range(int((config or {}).get("episodes", 40))):
@@ -123,7 +126,7 @@ class ParitySuite(SuiteBase):
 
     def compare(
         self, records_a: Sequence[Record], records_b: Sequence[Record], *, resamples: int, seed: int
-    ) -> list[Any]:
+    ) -> list[ComparisonRow]:
         b_by_id = {r.episode_id: r for r in records_b}
         pairs = [(a, b_by_id[a.episode_id]) for a in records_a if a.episode_id in b_by_id]
         a_hits = np.array([[float(bool(a.correct))] for a, _ in pairs])

@@ -46,7 +46,9 @@ def _accuracy(env: dict[str, str], run: Path) -> float:
     return float(rows["accuracy"]["value"])
 
 
-def test_the_fourth_suite_is_listed_checked_run_reported_compared(installed: dict[str, str], tmp_path: Path) -> None:
+def test_the_fourth_suite_is_listed_checked_generated_run_reported_compared(
+    installed: dict[str, str], tmp_path: Path
+) -> None:
     listing = heedful(installed, "list")
     assert "suite parity: agents ignore, oracle" in listing.stdout, listing.stderr
     help_text = heedful(installed, "run", "parity", "--help").stdout
@@ -55,8 +57,13 @@ def test_the_fourth_suite_is_listed_checked_run_reported_compared(installed: dic
         done = heedful(installed, "check", *check)
         assert done.returncode == 0 and "keeps the contract" in done.stdout, done.stdout + done.stderr
 
+    # `heedful generate` passes its progress bar as `progress=`, which the Suite protocol declares
+    dataset = tmp_path / "dataset"
+    done = heedful(installed, "generate", "parity", "--out", str(dataset), "--no-progress")
+    assert done.returncode == 0 and "wrote 40 episodes" in done.stdout, done.stdout + done.stderr
+
     runs = {}
-    for agent, flags in (("oracle", []), ("ignore", []), ("ignore-reversed", ["--reverse"])):
+    for agent, flags in (("oracle", ["--dataset", str(dataset)]), ("ignore", []), ("ignore-reversed", ["--reverse"])):
         runs[agent] = tmp_path / agent
         args = ["run", "parity", "--agent", agent.split("-")[0], "--out", str(runs[agent]), "--no-progress", *flags]
         done = heedful(installed, *args)

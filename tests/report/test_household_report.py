@@ -16,8 +16,8 @@ from heedful.cli.main import main
 from heedful.metrics.household import household_metrics
 from heedful.metrics.household_compare import compare_household_runs
 from heedful.records import Record, Status
-from heedful.report.household import comparison_summary, summary_table
 from heedful.runner import RunSpec, run
+from heedful.suites.household.report_tables import comparison_summary, summary_table
 from heedful.suites.household.suite import HouseholdSuite
 
 

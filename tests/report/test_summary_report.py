@@ -68,7 +68,7 @@ def test_a_label_leaves_out_where_the_outputs_went() -> None:
 
 
 def test_each_suites_reference_level_is_named_for_what_it_is() -> None:
-    from heedful.report.reference import reference
+    from heedful.metrics.reference import reference
 
     assert reference("decisions").label == "chance"
     assert reference("tabletop").label == "blind draw" and "not chance" in reference("tabletop").note

@@ -14,10 +14,10 @@ import pytest
 from heedful.cli.main import main
 from heedful.report.site import build_site
 from heedful.report.site.media import _stored_video
+from heedful.report.trial_video import TrialVideoError, TrialVideos
 from heedful.runner import load_run
 from heedful.runner.manifest import read_manifest, run_identity, write_manifest
 from heedful.runner.store import RunStore
-from heedful.suites.tabletop.trial_video import TrialVideoError, TrialVideos
 
 
 def _site_entries(out: Path) -> list[dict[str, object]]:

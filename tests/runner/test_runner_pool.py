@@ -15,7 +15,7 @@ from runner_toy import ToyAgent, make_episodes, reference, stored, toy_spec
 
 from heedful.errors import RunError
 from heedful.runner import RunSpec, load_run, run
-from heedful.runner.backends import import_target
+from heedful.runner.worker import import_target
 
 pytestmark = [pytest.mark.usefixtures("toy"), pytest.mark.timeout(120)]
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="sends POSIX signals")

@@ -22,9 +22,11 @@ from heedful.agents.registry import AGENTS, make_agent
 from heedful.cli import main
 from heedful.errors import RunError
 from heedful.runner import load_run, ray_backend, run
-from heedful.runner.backends import Work, execute, fit_agent
+from heedful.runner.backends import execute
+from heedful.runner.episode import fit_agent
 from heedful.runner.ray_backend import MAX_TRIES
 from heedful.runner.ray_options import RayOptions
+from heedful.runner.rollouts import Work
 from heedful.suites.registry import get_suite
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("toy"), pytest.mark.timeout(180)]

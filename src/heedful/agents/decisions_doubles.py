@@ -29,6 +29,8 @@ from typing import Any
 
 from heedful.agents.base import AgentReply
 from heedful.capabilities import capabilities
+from heedful.errors import ConfigError
+from heedful.protocols import DecisionAgent
 from heedful.replies import as_reply
 from heedful.seeding import derive_seed, episode_token
 from heedful.suites.decisions.answers import parse_answer
@@ -85,7 +87,10 @@ class FamilyMemory:
         from heedful.agents.registry import make_agent
 
         self.inner_name = inner
-        self.inner = make_agent(inner, inner_args, suite="decisions")
+        built = make_agent(inner, inner_args, suite="decisions")
+        if not isinstance(built, DecisionAgent):
+            raise ConfigError(f"double-family-memory wraps a decisions agent (one that decides); {inner!r} is not one")
+        self.inner: DecisionAgent = built
         self.memory: dict[str, dict[str, Decision]] = {}
         self.seen = 0
 

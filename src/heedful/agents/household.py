@@ -61,11 +61,11 @@ def _facts(rooms: Sequence[RoomView]) -> Facts:
     }
 
 
-def _by_distance(rooms: Sequence[int], obs: HouseholdObservation) -> list[int]:
+def by_distance(rooms: Sequence[int], obs: HouseholdObservation) -> list[int]:
     return sorted(rooms, key=lambda i: (obs.room_distances[i], i))
 
 
-def _rooms_after(obs: HouseholdObservation) -> list[tuple[str, bool, int]]:
+def rooms_after(obs: HouseholdObservation) -> list[tuple[str, bool, int]]:
     """(action, ok, room the agent was in after it) for each past tool call."""
     return [(item.action, item.ok, item.room) for item in obs.history]
 
@@ -90,7 +90,7 @@ class CommonsenseAgent:
 
     def _fetch(self, obs: HouseholdObservation, command: lang.Command, facts: Facts) -> str:
         category = command.category
-        failed = {room for action, ok, room in _rooms_after(obs) if action == f"Pick up {category}" and not ok}
+        failed = {room for action, ok, room in rooms_after(obs) if action == f"Pick up {category}" and not ok}
         place = self._moved_place(obs, category)
         fresh = [room for cat, room in obs.seen_now if cat == category and room not in failed]
         said = self._search_rooms(obs, place, facts) if place is not None else []
@@ -100,11 +100,11 @@ class CommonsenseAgent:
         if f"Pick up {category}" in obs.available_actions and here not in failed and here in trusted:
             return f"Pick up {category}"
         if fresh:  # seen during this task: go and take it
-            return f"Go to Room {_by_distance(fresh, obs)[0]}"
+            return f"Go to Room {by_distance(fresh, obs)[0]}"
         on_map = [r.index for r in obs.rooms if any(obj == category for obj, _ in r.objects)]
-        order = said + _by_distance(on_map, obs)
-        order += _by_distance([i for i in range(len(obs.rooms)) if i not in order], obs)
-        explored = {room for action, ok, room in _rooms_after(obs) if ok and action.startswith("Explore Room ")}
+        order = said + by_distance(on_map, obs)
+        order += by_distance([i for i in range(len(obs.rooms)) if i not in order], obs)
+        explored = {room for action, ok, room in rooms_after(obs) if ok and action.startswith("Explore Room ")}
         for room in dict.fromkeys(order):
             if room in explored:
                 continue
@@ -120,11 +120,11 @@ class CommonsenseAgent:
 
     def _search_rooms(self, obs: HouseholdObservation, place: lang.Place, facts: Facts) -> list[int]:
         """Where to look first for an object the human said it moved to `place`: the fitting rooms, nearest first."""
-        return _by_distance(lang.rooms_fitting(place, facts), obs)
+        return by_distance(lang.rooms_fitting(place, facts), obs)
 
     def _human_rooms(self, obs: HouseholdObservation, place: lang.Place | None, facts: Facts) -> list[int]:
         """Where to look for the human who said it will be at `place`: the fitting rooms, nearest first."""
-        return _by_distance(lang.rooms_fitting(place, facts), obs) if place is not None else []
+        return by_distance(lang.rooms_fitting(place, facts), obs) if place is not None else []
 
     @staticmethod
     def _arrived(obs: HouseholdObservation, room: int) -> bool:
@@ -141,7 +141,7 @@ class CommonsenseAgent:
     def _deliver(self, obs: HouseholdObservation, command: lang.Command, facts: Facts) -> str:
         if command.goal_kind == "human":
             rooms = self._human_rooms(obs, command.human_place, facts)
-            fails = Counter(room for action, ok, room in _rooms_after(obs) if action == "Give to Human" and not ok)
+            fails = Counter(room for action, ok, room in rooms_after(obs) if action == "Give to Human" and not ok)
             untried = [r for r in rooms if not fails[r]]
             for room in rooms:
                 # wait a little where the words point, longer when no other room is left to try
@@ -162,7 +162,7 @@ class CommonsenseAgent:
             return "Done"
         if obs.current_room in rooms and action in obs.available_actions:
             return action
-        return f"Go to Room {_by_distance(rooms, obs)[0]}"
+        return f"Go to Room {by_distance(rooms, obs)[0]}"
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "reads": "the words and the map; room functions by priors; ignores human motion"}
@@ -263,7 +263,7 @@ class SituatedAgent(CommonsenseAgent):
     def _candidates(obs: HouseholdObservation, place: lang.Place | None, facts: Facts) -> list[int]:
         """The rooms the words fit, nearest first; every room when they fit none (only the motion can tell)."""
         rooms = lang.rooms_fitting(place, facts) if place is not None else ()
-        return _by_distance(rooms or range(len(obs.rooms)), obs)
+        return by_distance(rooms or range(len(obs.rooms)), obs)
 
     @staticmethod
     def _settled(obs: HouseholdObservation, rooms: Sequence[int]) -> int | None:
@@ -303,7 +303,7 @@ class SituatedAgent(CommonsenseAgent):
         # the doorway: once every fitting room has failed a Give, scan the room before waiting in it again.
         # (Scanning every room after its first failed Give cost more than it found: SPL -7 points, measured.)
         here, rooms = obs.current_room, self._human_rooms(obs, command.human_place, facts)
-        failed = {room for name, ok, room in _rooms_after(obs) if name == "Give to Human" and not ok}
+        failed = {room for name, ok, room in rooms_after(obs) if name == "Give to Human" and not ok}
         scanned = any(h.action == f"Explore Room {here}" for h in obs.history)
         if len(rooms) > 1 and here in rooms and not scanned and failed.issuperset(rooms):
             return f"Explore Room {here}"

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from heedful.agents.household import CommonsenseAgent, Facts, _by_distance, _rooms_after
+from heedful.agents.household import CommonsenseAgent, Facts, by_distance, rooms_after
 from heedful.suites.household import language as lang
 from heedful.suites.household.observation import HouseholdObservation
 
@@ -32,8 +32,8 @@ class SweepAgent(CommonsenseAgent):
         if command.goal_kind != "human":
             return super()._deliver(obs, command, facts)
         # "I will be ..." is never read: every room is a candidate, the least tried nearest first
-        tried = Counter(room for action, ok, room in _rooms_after(obs) if action == "Give to Human" and not ok)
-        rooms = _by_distance(range(len(obs.rooms)), obs)
+        tried = Counter(room for action, ok, room in rooms_after(obs) if action == "Give to Human" and not ok)
+        rooms = by_distance(range(len(obs.rooms)), obs)
         least = min(tried[room] for room in rooms)
         room = next(r for r in rooms if tried[r] == least)
         if obs.current_room != room:

@@ -8,18 +8,19 @@ arguments from `--agent-arg KEY=VALUE` (or a Python dict).
 
 from __future__ import annotations
 
-import inspect
 from types import ModuleType
 from typing import Any
 
+from heedful.agent_args import check_agent_args
 from heedful.errors import ConfigError, UnknownNameError
+from heedful.protocols import Agent, AgentFactory
 from heedful.registry import Registry, suggest
 
 USER_DIRS: dict[str, str] = {}
 """Top-level module -> the directory `--agent MODULE:CLASS` imported it from (the current directory then), so
-that spawned workers and Ray actors import the same module (heedful.runner.backends)."""
+that spawned workers and Ray actors import the same module (heedful.runner.worker)."""
 
-AGENTS: Registry[Any] = Registry(
+AGENTS: Registry[AgentFactory] = Registry(
     kind="agent",
     group="heedful.agents",
     builtins={
@@ -66,7 +67,7 @@ def agent_names(suite: str | None = None) -> list[str]:
     return sorted(set(names))
 
 
-def agent_class(name: str, suite: str | None = None) -> Any:
+def agent_class(name: str, suite: str | None = None) -> AgentFactory:
     """The class registered for `name` (trying `suite/name` first), or the class a `MODULE:CLASS` name names."""
     known = set(AGENTS.names())
     for candidate in ([f"{suite}/{name}"] if suite else []) + [name]:
@@ -81,7 +82,7 @@ def agent_class(name: str, suite: str | None = None) -> Any:
     )
 
 
-def registered_agent_class(name: str, suite: str | None = None) -> Any | None:
+def registered_agent_class(name: str, suite: str | None = None) -> AgentFactory | None:
     """The class registered (built in or by an installed package's entry point) for `name`, else None.
 
     Never imports a `MODULE:CLASS` name: what reads a run directory (a video re-run) builds only these, because a
@@ -94,13 +95,13 @@ def registered_agent_class(name: str, suite: str | None = None) -> Any | None:
     return None
 
 
-def make_agent(name: str, args: dict[str, Any] | None = None, suite: str | None = None) -> Any:
+def make_agent(name: str, args: dict[str, Any] | None = None, suite: str | None = None) -> Agent:
     """Build the agent registered as `name` with keyword `args`; unknown keywords and values of the wrong type
     raise ConfigError."""
     return build_agent(agent_class(name, suite), name, args)
 
 
-def build_agent(cls: Any, name: str, args: dict[str, Any] | None = None) -> Any:
+def build_agent(cls: AgentFactory, name: str, args: dict[str, Any] | None = None) -> Agent:
     """Build the agent class `cls` (known as `name`) with keyword `args`; unknown keywords and values of the wrong
     type raise ConfigError."""
     args = dict(args or {})
@@ -108,65 +109,7 @@ def build_agent(cls: Any, name: str, args: dict[str, Any] | None = None) -> Any:
     return cls(**args)
 
 
-def check_agent_args(name: str, cls: Any, args: dict[str, Any]) -> None:
-    """Raise ConfigError for an argument `cls` does not take, or a value its type hint refuses (a list where a
-    number belongs: `--agent-arg temperature=[1]`), without building the agent."""
-    params = inspect.signature(cls).parameters
-    accepts_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-    if not accepts_any:
-        for key in args:
-            if key not in params:
-                raise ConfigError(
-                    f"agent {name!r} has no argument {key!r}{suggest(key, params)}; "
-                    f"it accepts: {', '.join(params) or 'no arguments'}"
-                )
-    hints = _init_hints(cls)
-    for key, value in args.items():
-        if key in hints and key in params and _json_like(value):  # a Path or an object from Python: the agent's
-            _check_value(name, key, hints[key], value)
-    forwarded = {k: v for k, v in args.items() if k not in params}
-    check_kwargs = getattr(cls, "check_kwargs", None)  # an agent passing **kwargs on (a model session) checks them
-    if accepts_any and forwarded and callable(check_kwargs):
-        check_kwargs(name, forwarded)
-
-
-def _json_like(value: Any) -> bool:
-    """A value as `--agent-arg` or a sweep file gives it (JSON); values built in Python are left to the agent."""
-    if value is None or isinstance(value, str | int | float | bool):
-        return True
-    if isinstance(value, list):
-        return all(_json_like(item) for item in value)
-    if isinstance(value, dict):
-        return all(isinstance(k, str) and _json_like(v) for k, v in value.items())
-    return False
-
-
-def _init_hints(cls: Any) -> dict[str, Any]:
-    import typing
-
-    try:
-        return typing.get_type_hints(cls.__init__)
-    except Exception:  # a hint that does not resolve here: the agent checks its own arguments
-        return {}
-
-
-def _check_value(name: str, key: str, hint: Any, value: Any) -> None:
-    from pydantic import TypeAdapter, ValidationError
-
-    try:
-        adapter: TypeAdapter[Any] = TypeAdapter(hint)
-    except Exception:  # a type pydantic cannot check (a client object): left to the agent
-        return
-    try:
-        adapter.validate_python(value)
-    except ValidationError as err:
-        first = err.errors()[0]["msg"] if err.errors() else str(err)
-        raise ConfigError(
-            f"agent {name!r} argument {key}={value!r} is not a valid {getattr(hint, '__name__', hint)}: {first}"
-        ) from None
-
-
-def import_agent(target: str) -> Any:
+def import_agent(target: str) -> AgentFactory:
     """The class `MODULE:CLASS` names; the current directory is searched first, as `python -m` would.
 
     Raises:
@@ -197,7 +140,8 @@ def import_agent(target: str) -> Any:
             names = [n for n in dir(module) if not n.startswith("_")]
             raise ConfigError(f"--agent {target}: {module_name} has no {part!r}{suggest(part, names)}")
         obj = getattr(obj, part)
-    return obj
+    found: AgentFactory = obj  # a class (or callable) that builds the agent; its kind is checked where it is used
+    return found
 
 
 def user_dirs(cls: Any) -> dict[str, str]:

@@ -29,7 +29,7 @@ from heedful.suites.tabletop.skillcalls import SkillCall
 DONE = SkillCall(skill="done")
 
 
-def _reply(calls: list[SkillCall], observation: PlannerObservation, **info: Any) -> AgentReply:
+def planned_reply(calls: list[SkillCall], observation: PlannerObservation, **info: Any) -> AgentReply:
     i = len(observation.history)
     return AgentReply(text=(calls[i] if i < len(calls) else DONE).text(), info=info)
 
@@ -43,7 +43,7 @@ class OracleAgent:
     def act(self, observation: PlannerObservation) -> AgentReply:
         truth = observation.ground_truth()
         task, layout = truth.task, truth.layout
-        return _reply(program(task.grounded, layout), observation)
+        return planned_reply(program(task.grounded, layout), observation)
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "reads": "grounded task spec (never the instruction)"}
@@ -80,7 +80,7 @@ class BlindAgent:
             )
         k = int(derive_rng(observation.seed, "blind-branch").integers(len(options)))
         branch = options[k]
-        return _reply(branch_program(branch, layout), observation, branch=k, of=len(options))
+        return planned_reply(branch_program(branch, layout), observation, branch=k, of=len(options))
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "reads": "scene configuration only (a training branch drawn per trial)"}

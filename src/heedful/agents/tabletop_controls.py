@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from heedful.agents.base import AgentReply
-from heedful.agents.tabletop import DONE, _reply
+from heedful.agents.tabletop import DONE, planned_reply
 from heedful.errors import ConfigError
 from heedful.suites.tabletop.expert import branch_program
 from heedful.suites.tabletop.model import TabletopTrial
@@ -107,7 +107,7 @@ class MemorizerObjectAgent:
         task, layout = truth.task, truth.layout
         match, phrase, score = nearest_training(observation.instruction, task.base_config)
         info = {"matched": match.label, "phrase": phrase, "similarity": round(score, 4)}
-        return _reply(branch_program(match.grounded, layout), observation, **info)
+        return planned_reply(branch_program(match.grounded, layout), observation, **info)
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "reads": "instruction (nearest training phrasing), objects by identity"}

@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from heedful.agents.base import AgentReply
-from heedful.agents.tabletop import _reply
+from heedful.agents.tabletop import planned_reply
 from heedful.agents.tabletop_controls import ReplayController
 from heedful.sims.tabletop import motion
 from heedful.sims.tabletop.config import HOME_POS, HOME_YAW
@@ -87,7 +87,7 @@ class ProgramDouble:
     def act(self, observation: PlannerObservation) -> AgentReply:
         truth = observation.ground_truth()
         task, layout = truth.task, truth.layout
-        return _reply(self.calls(task.grounded, layout), observation)
+        return planned_reply(self.calls(task.grounded, layout), observation)
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "reads": "grounded task (a test double)"}

@@ -79,7 +79,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         return 0
     if is_sweep_dir(args.run):  # a sweep directory: one table of every cell (heedful.sweep)
         _sweep_report(args.run, args.format, args.resamples, None)
-        return _sweep_verdict(args.run, max_errors)
+        return sweep_verdict(args.run, max_errors)
     if is_arms_job(args.run):  # one run per instruction arm: the language-dependence table (heedful.arms_job)
         if args.format != "table":
             raise ConfigError(f"an arms job is reported as a table, not {args.format}; report its runs JOB/ARM")
@@ -101,10 +101,11 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def _arms_report(job: Path, seed: int, max_errors: Any) -> int:
     from heedful.arms_job import arms_text, job_runs
+    from heedful.outcome import worst
 
     runs = [run for run in job_runs(job) if run.is_dir()]
     print(arms_text(runs, seed=seed))
-    return max((_run_verdict(run, max_errors) for run in runs), default=0)
+    return worst([_run_verdict(run, max_errors) for run in runs])
 
 
 def _run_verdict(run: Path, max_errors: Any) -> int:
@@ -118,7 +119,7 @@ def _run_verdict(run: Path, max_errors: Any) -> int:
     return found.code
 
 
-def _sweep_verdict(out: Path, max_errors: Any) -> int:
+def sweep_verdict(out: Path, max_errors: Any) -> int:
     """The most severe exit code of a sweep's cells (a cell without a run is incomplete)."""
     from heedful.outcome import EXIT_INCOMPLETE, worst
     from heedful.sweep import cell_run_dirs
@@ -228,7 +229,7 @@ def add_compare(sub: Any, formatter: Any) -> None:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from heedful.api import compare, compare_text
-    from heedful.report.render import rows_to_json
+    from heedful.metrics.render import rows_to_json
 
     if args.run_b is None and is_arms_job(args.run_a):  # the arms of one job: the language-dependence table
         from heedful.arms_job import arms_text, job_runs
@@ -417,7 +418,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     from heedful.suites.options import describe
 
-    suite = get_suite(args.suite)  # an unknown suite fails with a suggestion
+    chosen = get_suite(args.suite)  # an unknown suite fails with a suggestion
     print("agents:")
     for name in agent_names(args.suite):
         doc = (agent_class(name, args.suite).__doc__ or "").strip().splitlines()
@@ -429,12 +430,12 @@ def cmd_list(args: argparse.Namespace) -> int:
         for argument in arguments:
             print(f"    {argument.line()}")
     print(f"run options (flags: heedful run {args.suite} --help):")
-    for name, text in describe(suite.run_options).items():
+    for name, text in describe(chosen.run_options).items():
         print(f"  {name:18s} {text}")
-    print(f"splits: {', '.join(suite.splits)}")
-    if len(suite.metric_spec):
+    print(f"splits: {', '.join(chosen.splits)}")
+    if len(chosen.metric_spec):
         print("metrics of heedful report (name, what n counts, meaning; * not paired by heedful compare):")
-        for metric in suite.metric_spec:
+        for metric in chosen.metric_spec:
             mark = "" if metric.compared else " *"
             print(f"  {metric.name + mark:24s} {metric.unit:9s} {metric.description}")
     return 0

@@ -34,15 +34,15 @@ def add_sweep(sub: Any, formatter: Any) -> None:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from heedful.cli.results_commands import _sweep_verdict
+    from heedful.cli.results_commands import sweep_verdict
     from heedful.outcome import parse_max_errors
     from heedful.sweep import load_sweep, run_sweep, sweep_table
 
     max_errors = parse_max_errors(args.max_errors)
     if args.sweep.is_dir():
         print(sweep_table(args.sweep, resamples=args.resamples))
-        return _sweep_verdict(args.sweep, max_errors)
+        return sweep_verdict(args.sweep, max_errors)
     sweep = load_sweep(args.sweep, args.out)
     run_sweep(sweep, progress=not args.no_progress, say=lambda line: print(line, file=sys.stderr))
     print(sweep_table(sweep.out, resamples=args.resamples))
-    return _sweep_verdict(sweep.out, max_errors)
+    return sweep_verdict(sweep.out, max_errors)

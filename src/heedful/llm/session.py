@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from heedful.agent_args import check_agent_args
 from heedful.errors import ConfigError
 from heedful.llm.cache import ResponseCache, default_cache_path
 from heedful.llm.client import OpenAIBackend, is_loopback, require, resolve_api_key
@@ -298,8 +299,6 @@ def check_session_kwargs(agent: str, kwargs: Mapping[str, Any], own: Sequence[st
     Raises:
         ConfigError: naming the unknown argument, the nearest known one and the whole list.
     """
-    from heedful.agents.registry import check_agent_args
-
     known = set(inspect.signature(LLMSession).parameters) | set(own)
     for key in kwargs:
         if key not in known:

@@ -93,7 +93,7 @@ LABELS = {
     "disturbed": "disturbance rate",
 }
 CHANCE_PREFIX = "chance "  # groups of the exact chance level (expected score of the blind branch draw)
-CHANCE_LABELS = {  # the blind branch draw's level (heedful.report.reference): a strong baseline, not chance
+CHANCE_LABELS = {  # the blind branch draw's level (heedful.metrics.reference): a strong baseline, not chance
     "intent": "blind intent",
     "execution": "blind execution",
     "intent_full": "blind intent-full",

@@ -25,10 +25,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-import heedful
 from heedful.capabilities import capabilities
 from heedful.errors import ConfigError
 from heedful.remote.wire import EPISODE_KEY, NEEDS_KEY
+from heedful.version import installed_version
 
 CACHE_TRIALS = 16  # rolled-out trials kept; a client needs only its current one
 
@@ -61,8 +61,8 @@ class MirrorPolicy:
         declared = capabilities(self.agent)
         if declared.kind != "planner":
             raise ConfigError(f"heedful serve serves tabletop planner agents (oracle, blind); {agent!r} is not one")
-        if declared.fittable:
-            self.agent.fit(TabletopSuite().training_episodes(list(train or evaluation_tasks())))
+        if declared.fit is not None:
+            declared.fit(TabletopSuite().training_episodes(list(train or evaluation_tasks())))
         self.agent_name = agent
         self.chunk = chunk
         self._cache: OrderedDict[tuple[str, int], NDArray[np.float64]] = OrderedDict()
@@ -78,7 +78,7 @@ class MirrorPolicy:
                 "heedful/episode and ignores images and state"
             ),
             NEEDS_KEY: [EPISODE_KEY],
-            "heedful_version": heedful.__version__,
+            "heedful_version": installed_version(),
             "agent": capabilities(self.agent).description(),
             "action_space": "delta_eef",
             "action_dim": 7,

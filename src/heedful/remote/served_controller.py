@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
-import heedful
 from heedful.capabilities import capabilities
 from heedful.errors import ConfigError
 from heedful.remote.adapters import LiberoAdapter
 from heedful.remote.wire import EPISODE_KEY, NEEDS_KEY
+from heedful.version import installed_version
 
 
 class ControllerPolicy:
@@ -48,7 +48,7 @@ class ControllerPolicy:
             "policy": f"heedful tabletop/{self.agent_name} (served by heedful serve)",
             "note": f"a controller; reads only episode_id and step from {EPISODE_KEY}, never the trial",
             NEEDS_KEY: [EPISODE_KEY],
-            "heedful_version": heedful.__version__,
+            "heedful_version": installed_version(),
             "agent": capabilities(self.agent).description(),
             "action_space": "delta_eef",
             "action_dim": 7,

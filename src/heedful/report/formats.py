@@ -15,11 +15,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from heedful.errors import ConfigError
-from heedful.metrics.layouts import Column, PaperTable
+from heedful.metrics.layouts import PaperTable
+from heedful.metrics.render import COLLAPSED_NOTE, status_line
 from heedful.metrics.rows import STATUS_GROUP, MetricRow
 from heedful.metrics.usage import USAGE_GROUP, format_usage
 from heedful.report import REPORT_FORMATS
-from heedful.report.render import COLLAPSED_NOTE, MISSING, _count, _interval, _status_line
+from heedful.report.cells import cell_parts, full_cells, full_columns, interval_note, metric_rows
 
 CSV_COLUMNS = (
     "metric",
@@ -72,8 +73,8 @@ def render(
             the headline table (heedful.report.summary).
         run: How to name the run in the short report's pointer to `--full`.
     """
+    from heedful.metrics.render import rows_to_json
     from heedful.report.latex import label_for, to_latex
-    from heedful.report.render import rows_to_json
 
     check_format(fmt)
     if fmt == "json":
@@ -93,78 +94,6 @@ def render(
         text = summary_report(suite, plain, title, run)
     usage = format_usage(rows)
     return f"{text}\n{usage}" if usage else text
-
-
-def metric_rows(rows: Sequence[MetricRow]) -> list[MetricRow]:
-    """The rows with an estimate: all but the status and usage rows (counts, printed as one line each)."""
-    return [row for row in rows if row.group not in (STATUS_GROUP, USAGE_GROUP)]
-
-
-def ci_methods(rows: Sequence[MetricRow]) -> list[str]:
-    """The interval methods of rows that have a bootstrap interval, sorted."""
-    return sorted({row.ci_method for row in rows if row.ci_low is not None and row.ci_high is not None})
-
-
-def number(value: float | None) -> str:
-    """A proportion in %, one decimal, without the sign; `-` where missing."""
-    return MISSING if value is None or not math.isfinite(value) else f"{100 * value:.1f}"
-
-
-def counts(row: MetricRow) -> str:
-    """`k/n unit`, or `n unit` for a mean (as the terminal table)."""
-    return _count(row.k, row.n, row.unit)
-
-
-def interval(row: MetricRow) -> str:
-    """The bootstrap interval in %, with `*` where it collapsed to one point."""
-    return _interval(row.ci_low, row.ci_high) + ("*" if row.collapsed else "")
-
-
-def cell_parts(column: Column, row: MetricRow | None) -> tuple[str, str]:
-    """(number, interval) of a paper-table cell; the interval is empty unless the column shows an estimate."""
-    if row is None:
-        return MISSING, ""
-    if column.show == "n":
-        return str(row.n), ""
-    if column.show == "chance":
-        return number(row.chance), ""
-    if column.show == "value" or row.ci_low is None or row.ci_high is None:
-        return number(row.value), ""
-    return number(row.value), interval(row)
-
-
-def full_columns(rows: Sequence[MetricRow]) -> list[str]:
-    """Headers of the table of every row: a chance column where any row has one, a method column where the rows'
-    interval methods differ."""
-    with_chance = any(row.chance is not None for row in rows)
-    header = ["group", "metric", "value", *(["chance"] if with_chance else []), "95% CI"]
-    if len({row.ci_method for row in rows}) > 1:
-        header.append("method")
-    return [*header, "Wilson 95%", "k/n"]
-
-
-def full_cells(row: MetricRow, header: Sequence[str]) -> list[str]:
-    """The cells of one row under `header` (from `full_columns`)."""
-    cells = {
-        "group": row.group,
-        "metric": row.metric,
-        "value": number(row.value),
-        "chance": number(row.chance),
-        "95% CI": interval(row),
-        "method": row.ci_method,
-        "Wilson 95%": _interval(row.wilson_low, row.wilson_high),
-        "k/n": counts(row),
-    }
-    return [cells[name] for name in header]
-
-
-def interval_note(rows: Sequence[MetricRow]) -> str:
-    """What the intervals are, in one sentence."""
-    methods = ci_methods(rows)
-    return (
-        f"Values in %; 95% CI: {', '.join(methods) or MISSING} (percentile); "
-        "Wilson 95%: the units taken as independent."
-    )
 
 
 def to_csv(rows: Sequence[MetricRow]) -> str:
@@ -194,7 +123,7 @@ def to_markdown(rows: Sequence[MetricRow], title: str, tables: Sequence[PaperTab
         lines[-1] += f" chance: {CHANCE_NOTE}."
     status = [row for row in rows if row.group == STATUS_GROUP]
     if status:
-        lines += ["", _md(_status_line(status), cell=False)]
+        lines += ["", _md(status_line(status), cell=False)]
     for table in tables:
         present = table.present(measured)
         if not present:

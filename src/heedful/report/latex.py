@@ -11,8 +11,9 @@ import re
 from collections.abc import Sequence
 
 from heedful.metrics.layouts import PaperTable
+from heedful.metrics.render import status_line
 from heedful.metrics.rows import STATUS_GROUP, MetricRow
-from heedful.report.formats import (
+from heedful.report.cells import (
     cell_parts,
     ci_methods,
     full_cells,
@@ -20,7 +21,6 @@ from heedful.report.formats import (
     interval_note,
     metric_rows,
 )
-from heedful.report.render import _status_line
 
 _SPECIAL = {
     "\\": r"\textbackslash{}",
@@ -59,7 +59,7 @@ def to_latex(rows: Sequence[MetricRow], caption: str, tables: Sequence[PaperTabl
     """
     measured = metric_rows(rows)
     status = [row for row in rows if row.group == STATUS_GROUP]
-    about = caption.rstrip(".") + (f"; {_status_line(status)}" if status else "") + "."
+    about = caption.rstrip(".") + (f"; {status_line(status)}" if status else "") + "."
     out = [f"% heedful report --format latex: {_comment(caption)}"]
     for i, table in enumerate(tables, start=1):
         present = table.present(measured)

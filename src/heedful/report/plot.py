@@ -119,7 +119,7 @@ def write_figure(
     layout: FigureLayout, runs: Sequence[RunRows], out: Path, title: str, reference_label: str = "chance"
 ) -> None:
     """Draw the figure and write it to `out` (.pdf, .svg or .png); `reference_label` names the suite's reference
-    level in the legend (heedful.report.reference)."""
+    level in the legend (heedful.metrics.reference)."""
     fmt = figure_format(out)
     matplotlib = require_matplotlib()
     with matplotlib.rc_context(_RC):

@@ -13,9 +13,10 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from heedful.metrics.reference import reference
+from heedful.metrics.render import COLLAPSED_NOTE, MISSING, render_metric_table
 from heedful.metrics.rows import STATUS_GROUP, MetricRow
-from heedful.report.reference import reference
-from heedful.report.render import COLLAPSED_NOTE, MISSING, render_metric_table
+from heedful.report.cells import cell_parts
 
 OVERALL = "all"
 MAX_COLUMNS = 6
@@ -70,7 +71,7 @@ def _tabletop(rows: Sequence[MetricRow]) -> str:
 
 
 def _household(rows: Sequence[MetricRow]) -> str:
-    from heedful.report.household import summary_table
+    from heedful.suites.household.report_tables import summary_table
 
     return summary_table(rows)
 
@@ -80,7 +81,6 @@ HEADLINES: dict[str, Callable[[Sequence[MetricRow]], str]] = {"tabletop": _table
 
 
 def _first_paper_table(suite: Any, rows: Sequence[MetricRow]) -> str:
-    from heedful.report.formats import cell_parts
 
     for table in tuple(getattr(suite, "paper_tables", ())):
         present = table.present(rows)

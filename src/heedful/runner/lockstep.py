@@ -2,7 +2,7 @@
 
 A controller that declares `predict_batch(observations) -> chunks` (one action chunk per observation, each what
 `predict` would answer for that observation alone) is run here K episodes at a time. Each episode runs the
-suite's own rollout (`backends.rollout_one`: the same stepping, scoring and failure records as an unbatched run)
+suite's own rollout (`episode.rollout_one`: the same stepping, scoring and failure records as an unbatched run)
 in its own thread, against a per-episode slot standing in for the agent; a slot's `predict` waits until every
 episode in flight is waiting for an action (or has ended), and then one `predict_batch` call answers them all.
 Episodes start and end independently: when one ends, the next of the worker's queue takes its place. The episodes
@@ -36,6 +36,7 @@ import numpy as np
 from heedful.capabilities import Capabilities, capabilities
 from heedful.errors import AgentInterfaceError, ConfigError
 from heedful.records import Record
+from heedful.runner.episode import bounded_in_flight, rollout_one
 from heedful.runner.manifest import RunSpec
 from heedful.suites.base import Suite
 
@@ -212,12 +213,11 @@ def lockstep_rollouts(
     suite: Suite, agent: Any, items: Iterator[tuple[int, Any]], spec: RunSpec, batch: int
 ) -> Iterator[Record]:
     """Roll out (index, episode) pairs `batch` at a time in lockstep, yielding each record as it finishes (see the
-    module docstring). Records are those of `backends.rollouts` for a controller keeping its promise.
+    module docstring). Records are those of `rollouts.rollouts` for a controller keeping its promise.
 
     When a rollout raises (a budget stop, a suite bug), no new episode starts; those in flight finish and are
     yielded, then the error is re-raised.
     """
-    from heedful.runner.backends import bounded_in_flight, rollout_one  # here: backends imports this module
 
     declared = capabilities(agent)
     check_batchable(agent, batch)

@@ -14,9 +14,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-import heedful
 from heedful.errors import RunError, TamperedError
 from heedful.runner.stateless import StatelessAudit
+from heedful.version import PACKAGE_DIR, installed_version
 
 MANIFEST_NAME = "manifest.json"
 MANIFEST_SCHEMA_VERSION = "heedful-run/2"
@@ -159,7 +159,7 @@ def git_state(package_dir: Path | None = None) -> tuple[str | None, bool | None]
     The package must be tracked by the repository: an installed copy that merely sits inside some other
     checkout (a virtual environment in a project repo) must not report that project's revision.
     """
-    where = package_dir or Path(heedful.__file__).resolve().parent
+    where = package_dir or PACKAGE_DIR
     if _git(["ls-files", "--error-unmatch", "__init__.py"], where) is None:
         return None, None
     revision = _git(["rev-parse", "HEAD"], where)
@@ -194,7 +194,7 @@ def new_manifest(
     revision, dirty = git_state()
     return RunManifest(
         spec=spec,
-        heedful_version=heedful.__version__,
+        heedful_version=installed_version(),
         git_revision=revision,
         git_dirty=dirty,
         python_version=platform.python_version(),

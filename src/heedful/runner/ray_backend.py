@@ -30,10 +30,11 @@ from typing import Any
 
 from heedful.errors import MissingDependencyError, RunError
 from heedful.records import Record, Status
-from heedful.runner import backends
-from heedful.runner.backends import Work
+from heedful.runner import worker
+from heedful.runner.episode import episode_context
 from heedful.runner.ray_options import INSTALL_HINT, RayOptions
 from heedful.runner.ray_reaper import RayReaper
+from heedful.runner.rollouts import Work
 
 MAX_TRIES = 3
 """Deaths of a worker while it ran an episode before the episode is recorded as crashed."""
@@ -81,7 +82,7 @@ class RayWorker:
         import ray
 
         if not self.started:
-            backends._init_worker(ray.get(setup[0]))
+            worker.init_worker(ray.get(setup[0]))
             self.started = True
         return self.where()
 
@@ -97,7 +98,7 @@ class RayWorker:
         of the death; it sets the actor up again and sends the chunk anew)."""
         if not self.started:
             return {RESTARTED: True}
-        return backends._run_chunk(items)
+        return worker.run_chunk(items)
 
 
 def ray_execute(work: Work, workers: int, options: RayOptions) -> Generator[list[Record], None, None]:
@@ -112,8 +113,8 @@ def ray_execute(work: Work, workers: int, options: RayOptions) -> Generator[list
     if not work.todo:
         return
     ray = import_ray()
-    setup = backends._worker_setup(work)  # an agent no worker can import fails here, before Ray starts
-    chunks = backends._chunks(work.todo, workers, work.batch)
+    setup = worker.worker_setup(work)  # an agent no worker can import fails here, before Ray starts
+    chunks = worker.episode_chunks(work.todo, workers, work.batch)
     started, reaper = _connect(ray, options, workers)
     actors: list[Any] = []
     try:
@@ -342,7 +343,7 @@ class _Driver:
 
     def _crashed(self, index: int, deaths: int) -> Record:
         episode = self.episodes[index]
-        context = backends.episode_context(self.work.spec, episode, index)
+        context = episode_context(self.work.spec, episode, index)
         # The reason names no pid or node, so that the record is the same whichever worker ran it.
         message = (
             f"the Ray worker running this episode died {deaths} times (killed, out of memory or a crash in native "

@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from heedful.agents.registry import make_agent
+from heedful.agents.registry import build_agent, make_agent
 from heedful.capabilities import capabilities
 from heedful.errors import BudgetExceededError, ConfigError, DatasetError, RunAbortedError, RunError
 from heedful.outcome import ABORT_AFTER
+from heedful.protocols import AgentFactory
 from heedful.records import Record, Status
-from heedful.runner.backends import Work, execute
+from heedful.runner.backends import execute
 from heedful.runner.commits import BatchedWriter, CommitPolicy
 from heedful.runner.lock import RunLock
 from heedful.runner.lockstep import check_batchable
@@ -31,6 +32,7 @@ from heedful.runner.manifest import (
 )
 from heedful.runner.ray_options import RayOptions, backend_options
 from heedful.runner.resume import open_manifest
+from heedful.runner.rollouts import Work
 from heedful.runner.store import RunStore
 from heedful.sampling import sample_positions
 from heedful.seeding import derive_rng
@@ -92,6 +94,7 @@ def run(
     resources: str | Mapping[str, Any] | None = None,
     audit_stateless: int = 0,
     batch: int = 1,
+    resolved: tuple[Suite, AgentFactory] | None = None,
 ) -> RunResult:
     """Run `spec.agent` on `episodes` (or the `spec.limit` of them that `spec.order` selects, see
     `heedful.sampling`) and store every record in `run_dir`.
@@ -122,6 +125,8 @@ def run(
             process, and record in the manifest whether any answer changed (heedful.runner.stateless); 0: no audit.
         batch: Episodes each worker steps in lockstep, answered by one `predict_batch` call per step (a controller
             that declares it; see `heedful.runner.lockstep`). The records are those of an unbatched run.
+        resolved: The suite and the agent class `spec` names, when the caller has looked them up already (so one
+            run resolves each once); None: looked up here by `spec.suite` and `spec.agent`.
 
     Returns:
         The run's directory, final manifest, counts per status, and the number of episodes run now.
@@ -138,7 +143,7 @@ def run(
 
     A Fittable agent may declare `check_training(train, evaluation)`, called before the run directory is touched,
     to refuse a run it cannot be measured on honestly (the `bow` control evaluated on its own training episodes).
-    An agent may declare `concurrency` (rollouts in flight, see `backends.rollouts`), `session_args` (names
+    An agent may declare `concurrency` (rollouts in flight, see `rollouts.rollouts`), `session_args` (names
     of its arguments a resume may change, such as a budget), `charge_previous_usage(totals)` (told the
     summed `usage` of the stored records before a session starts) and `close()` (called when the run ends).
     """
@@ -148,10 +153,15 @@ def run(
         raise ConfigError(f"--audit-stateless takes a number of episodes (0 or more), got {audit_stateless}")
     ray = backend_options(backend, address, resources)
     run_dir = Path(run_dir)
-    suite = get_suite(spec.suite)
+    # `resolved`: the suite and agent class the caller (heedful.api.evaluate) already looked up by these names
+    suite = get_suite(spec.suite) if resolved is None else resolved[0]
     _check_episodes(spec, suite, episodes)
     with _workers_in_env(workers):  # the embedded model server shares the free cores among the workers
-        agent = make_agent(spec.agent, spec.agent_args, suite=spec.suite)
+        agent = (
+            make_agent(spec.agent, spec.agent_args, suite=spec.suite)
+            if resolved is None
+            else build_agent(resolved[1], spec.agent, spec.agent_args)
+        )
         try:
             declared = capabilities(agent)
             check_batchable(agent, batch)

@@ -121,7 +121,7 @@ def audit(
     """
     from heedful.agents.registry import make_agent
     from heedful.capabilities import capabilities
-    from heedful.runner.backends import fit_agent, rollout_one
+    from heedful.runner.episode import fit_agent, rollout_one
 
     sample = audit_sample(stored, k, spec.seed)
     agent = make_agent(spec.agent, spec.agent_args, suite=spec.suite)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from heedful.errors import ConfigError
 from heedful.metrics.layouts import FigureLayout, PaperTable
@@ -18,6 +18,9 @@ from heedful.records import Record, Status
 from heedful.requirements import Requirement
 from heedful.sampling import Unit, one_unit_per_episode
 from heedful.suites.options import RunOptions, validate
+
+if TYPE_CHECKING:
+    from heedful.metrics.compare import ComparisonRow
 
 
 class Episode(Protocol):
@@ -60,8 +63,11 @@ class Suite(Protocol):
     """The order a run rolls episodes out in: "shuffled" (seeded by the run seed, the default: an agent cannot tell
     from the order which episodes belong together) or "dataset" (for a suite whose episodes are independent)."""
 
-    def generate(self, seed: int, config: dict[str, Any] | None = None) -> Sequence[Any]:
-        """Return the frozen, seeded list of episodes."""
+    def generate(
+        self, seed: int, config: dict[str, Any] | None = None, progress: Callable[[int, int], Any] | None = None
+    ) -> Sequence[Any]:
+        """Return the frozen, seeded list of episodes. `progress(n, total)`, when given, may be called as the work
+        advances (`heedful generate` passes its progress bar as `progress=`); a suite may ignore it."""
         ...
 
     def load_dataset(self, path: Path, *, verify: bool = True) -> Sequence[Any]:
@@ -118,7 +124,7 @@ class Suite(Protocol):
 
     def compare(
         self, records_a: Sequence[Record], records_b: Sequence[Record], *, resamples: int, seed: int
-    ) -> list[Any]:
+    ) -> list[ComparisonRow]:
         """Paired comparison rows (metric differences with intervals, McNemar) of two runs of one dataset."""
         ...
 
@@ -126,7 +132,7 @@ class Suite(Protocol):
         """The report as terminal text, in the suite's own layout."""
         ...
 
-    def render_comparison(self, rows: Sequence[Any], title: str) -> str:
+    def render_comparison(self, rows: Sequence[ComparisonRow], title: str) -> str:
         """`heedful compare` as terminal text, in the suite's own layout."""
         ...
 
@@ -238,12 +244,12 @@ class SuiteBase:
         return content_hash(episodes)
 
     def render_report(self, rows: Sequence[MetricRow], title: str) -> str:
-        from heedful.report.render import render_metric_table
+        from heedful.metrics.render import render_metric_table
 
         return render_metric_table(rows, title=title)
 
-    def render_comparison(self, rows: Sequence[Any], title: str) -> str:
-        from heedful.report.render import render_comparison_table
+    def render_comparison(self, rows: Sequence[ComparisonRow], title: str) -> str:
+        from heedful.metrics.render import render_comparison_table
 
         return render_comparison_table(rows, title=title)
 

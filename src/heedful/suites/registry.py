@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from heedful.registry import Registry
 
-SUITES: Registry[Any] = Registry(
+if TYPE_CHECKING:
+    from heedful.suites.base import Suite
+
+SuiteFactory = Callable[[], "Suite"]
+"""What the registry holds: a suite class (or any callable) that builds the suite with no arguments."""
+
+SUITES: Registry[SuiteFactory] = Registry(
     kind="suite",
     group="heedful.suites",
     builtins={
@@ -17,6 +24,6 @@ SUITES: Registry[Any] = Registry(
 )
 
 
-def get_suite(name: str) -> Any:
+def get_suite(name: str) -> Suite:
     """Instantiate the suite registered as `name`."""
     return SUITES.get(name)()

@@ -156,7 +156,7 @@ def test_the_report_header_names_the_condition(tmp_path: Path) -> None:
     assert "perception noisy (simulated segmentation: miss 0.5" in text.splitlines()[0]
     assert "Table 6" in text and "Table 9" in text
     # the replay redraws the run's detector: the recorded trajectory repeats step for step
-    from heedful.suites.household.replay import find_episode, run_detector, write_replay
+    from heedful.report.household_replay import find_episode, run_detector, write_replay
 
     for record in load_run(tmp_path / "run")[1]:
         episode, _ = find_episode(tmp_path / "run", record.episode_id, None)

@@ -14,10 +14,10 @@ from heedful.api import select
 from heedful.errors import ConfigError, RunError
 from heedful.records import Status
 from heedful.report.export import export
+from heedful.report.household_replay import write_replay
 from heedful.runner import RunSpec, load_run, run
 from heedful.suites.base import RolloutContext
 from heedful.suites.household.observation import HouseholdObservation
-from heedful.suites.household.replay import write_replay
 from heedful.suites.household.suite import HouseholdSuite
 
 SUITE = HouseholdSuite()

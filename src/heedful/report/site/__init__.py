@@ -38,7 +38,7 @@ def build_site(
         out: The site's folder: new, empty, or an earlier site (replaced whole, through a staging directory).
         episodes: Which episodes get media (household replay GIFs, tabletop videos: copied from a run made with
             --video, else made from the records and kept only when the trial reproduces, see
-            `heedful.suites.tabletop.trial_video`): "failed" (not correct), "all", "none", or a number N (the
+            `heedful.report.trial_video`): "failed" (not correct), "all", "none", or a number N (the
             first N episodes of each run).
         max_media: At most this many episodes of each run get media (default `media.MAX_MEDIA`); the run's page
             says how many were left without.
@@ -57,7 +57,7 @@ def build_site(
     from heedful.report.site import assets, media
     from heedful.report.site.data import comparisons, episode_entries, run_summary, to_script
     from heedful.report.site.figures import suite_figures
-    from heedful.results import _records
+    from heedful.results import run_records
 
     start = time.perf_counter()
     if not runs:
@@ -68,7 +68,7 @@ def build_site(
         raise ConfigError(f"--max-media must be at least 1, got {most} (use --episodes none for no media)")
     out = Path(out)
     _check_target(out)
-    loaded = [(f"r{i}", Path(run), *_records(run)) for i, run in enumerate(runs)]  # every run read before writing
+    loaded = [(f"r{i}", Path(run), *run_records(run)) for i, run in enumerate(runs)]  # every run read before writing
     summaries, entries, jobs = [], {}, []
     for run_id, run_dir, manifest, records in loaded:
         summary = run_summary(run_id, run_dir, manifest, records)

@@ -17,8 +17,8 @@ MAIN_SCORES = ("spl", "execution", "score", "success")
 
 def run_summary(run_id: str, run_dir: Path, manifest: Any, records: list[Record]) -> dict[str, Any]:
     """A run's suite, agent and its arguments, records and status counts, and the suite's metric rows."""
-    from heedful.api import report
     from heedful.report.flags import run_flags
+    from heedful.results import report
 
     rows, title = report(run_dir)
     spec = manifest.spec
@@ -59,7 +59,7 @@ def list_keys(records: list[Record]) -> list[str]:
 
 def comparisons(runs: list[tuple[str, Path, Any]]) -> list[dict[str, Any]]:
     """For each suite with two or more runs: the first run as baseline A against each other run as B."""
-    from heedful.api import compare, pairing_line
+    from heedful.results import compare, pairing_line
     from heedful.runner import load_run
 
     by_suite: dict[str, list[tuple[str, Path]]] = {}

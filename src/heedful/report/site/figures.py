@@ -33,10 +33,10 @@ def suite_figures(runs: list[tuple[str, Path, str]], out: Path) -> list[dict[str
 
 def _draw(suite: str, members: list[tuple[str, Path]], out: Path) -> dict[str, Any]:
     """Write the suite's figure to media/figure-SUITE.svg; a suite without a figure gets the reason instead."""
-    from heedful.api import plot
-    from heedful.report.site.media import _safe
+    from heedful.report.site.media import safe_name
+    from heedful.results import plot
 
-    path = f"media/figure-{_safe(suite)}.svg"
+    path = f"media/figure-{safe_name(suite)}.svg"
     try:
         plot([run_dir for _, run_dir in members], out / path)
     except ConfigError as exc:  # a suite that declares no figure, runs without the groups it shows

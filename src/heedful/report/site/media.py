@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from heedful.errors import ConfigError, RunError
 
 if TYPE_CHECKING:
-    from heedful.suites.tabletop.trial_video import TrialVideos
+    from heedful.report.trial_video import TrialVideos
 
 CHOICES = "failed, all, none or a number N (the first N episodes of each run)"
 MAX_MEDIA = 200
@@ -88,12 +88,12 @@ def replay(
 
     suite = read_manifest(Path(run_dir)).spec.suite
     if suite == "household":
-        from heedful.suites.household.replay import write_replay
+        from heedful.report.household_replay import write_replay
 
         return write_replay(run_dir, episode_id, out, dataset=dataset, every=every)
     if suite != "tabletop":
         raise RunError(f"{run_dir} is a {suite} run; replays exist for household and tabletop runs")
-    from heedful.suites.tabletop.trial_video import TrialVideos
+    from heedful.report.trial_video import TrialVideos
 
     videos = TrialVideos(run_dir, dataset, rerun_agents)
     try:
@@ -117,9 +117,9 @@ def make(
     or did not reproduce the trial) are noted in their place. `videos` keeps each tabletop run's video maker between
     calls (its dataset and agent are loaded once); `close_videos` closes them. `rerun_agents`: the `MODULE:CLASS`
     agents the user lets a re-run import (`TrialVideos`)."""
-    name = _safe(entry["id"])
+    name = safe_name(entry["id"])
     if suite == "household":
-        from heedful.suites.household.replay import write_replay
+        from heedful.report.household_replay import write_replay
 
         target = out / folder / f"{name}.gif"
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -152,7 +152,7 @@ def close_videos(videos: dict[Path, TrialVideos]) -> None:
 
 
 def _video_maker(run_dir: Path, videos: dict[Path, TrialVideos], rerun_agents: Collection[str]) -> TrialVideos:
-    from heedful.suites.tabletop.trial_video import TrialVideos
+    from heedful.report.trial_video import TrialVideos
 
     if run_dir not in videos:
         videos[run_dir] = TrialVideos(run_dir, rerun_agents=rerun_agents)
@@ -192,7 +192,7 @@ def _video_of(entry: dict[str, Any]) -> str | None:
     return str(video) if video else None
 
 
-def _safe(name: str) -> str:
+def safe_name(name: str) -> str:
     """A file name for `name`: itself when it is one, else its sanitized form and a hash of the original, so that two
     ids that sanitize alike ("a/b" and "a_b") never share a file."""
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "episode"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from heedful.capabilities import capabilities
 from heedful.language.arms import arm_of
@@ -20,6 +20,9 @@ from heedful.suites.decisions.answers import parse_answer
 from heedful.suites.decisions.model import DecisionEpisode
 from heedful.suites.decisions.observation import build_observation
 from heedful.suites.decisions.options import DecisionsRunOptions
+
+if TYPE_CHECKING:
+    from heedful.metrics.compare import ComparisonRow
 
 
 class DecisionsSuite(SuiteBase):
@@ -249,7 +252,7 @@ class DecisionsSuite(SuiteBase):
 
     def compare(
         self, records_a: Sequence[Record], records_b: Sequence[Record], *, resamples: int, seed: int
-    ) -> list[Any]:
+    ) -> list[ComparisonRow]:
         from heedful.metrics.compare import compare_decision_runs
 
         return list(compare_decision_runs(records_a, records_b, resamples=resamples, seed=seed))
@@ -269,7 +272,7 @@ class DecisionsSuite(SuiteBase):
 
     def render_report(self, rows: Sequence[MetricRow], title: str) -> str:
         """The metric table with a chance column: the exact score of a uniformly random valid answer."""
-        from heedful.report.render import render_metric_table
+        from heedful.metrics.render import render_metric_table
 
         note = "the exact expected score of a uniformly random valid answer (what random-valid draws), not sampled"
         return render_metric_table(rows, title=title, chance_note=note)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from heedful.errors import ConfigError
 from heedful.language.arms import OTHER_EPISODE, arm_of
@@ -21,6 +21,9 @@ from heedful.suites.household.generate import generate_with_stats, parse_config
 from heedful.suites.household.model import SPLITS, HouseholdEpisode
 from heedful.suites.household.options import HouseholdRunOptions
 from heedful.suites.household.rollout import MAX_CALLS, EpisodeRun, run_episode
+
+if TYPE_CHECKING:
+    from heedful.metrics.compare import ComparisonRow
 
 CHANCE_NOTE = (
     "words-only: the success of one uniform guess among the rooms the words fit, all else perfect (PnP and clear "
@@ -243,7 +246,7 @@ class HouseholdSuite(SuiteBase):
 
     def compare(
         self, records_a: Sequence[Record], records_b: Sequence[Record], *, resamples: int, seed: int
-    ) -> list[Any]:
+    ) -> list[ComparisonRow]:
         from heedful.metrics.household_compare import compare_household_runs
 
         return list(compare_household_runs(records_a, records_b, resamples=resamples, seed=seed))
@@ -253,9 +256,9 @@ class HouseholdSuite(SuiteBase):
         the paper's Table 6, Table 9 and Table 8 (error modes) layouts."""
         from heedful.metrics.household import paper_tables
         from heedful.metrics.household_error_table import ERROR_METRICS, error_table
-        from heedful.report.household import summary_table
-        from heedful.report.reference import reference
-        from heedful.report.render import render_metric_table
+        from heedful.metrics.reference import reference
+        from heedful.metrics.render import render_metric_table
+        from heedful.suites.household.report_tables import summary_table
 
         generic = [row for row in rows if row.metric not in ERROR_METRICS]
         errors = error_table(rows)
@@ -264,10 +267,10 @@ class HouseholdSuite(SuiteBase):
         text = f"{title}\n{summary_table(rows)}\n\n{table}\n\n{paper_tables(rows)}"
         return f"{text}\n\n{errors}" if errors else text
 
-    def render_comparison(self, rows: Sequence[Any], title: str) -> str:
+    def render_comparison(self, rows: Sequence[ComparisonRow], title: str) -> str:
         """`heedful compare`: SR and SPL of both runs side by side per task type and clarity, then every group."""
-        from heedful.report.household import comparison_summary
-        from heedful.report.render import render_comparison_table
+        from heedful.metrics.render import render_comparison_table
+        from heedful.suites.household.report_tables import comparison_summary
 
         return f"{title}\n{comparison_summary(rows)}\n\n{render_comparison_table(rows)}"
 

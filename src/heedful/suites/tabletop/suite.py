@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from heedful.errors import ConfigError, DatasetError
 from heedful.language.arms import OTHER_EPISODE, arm_of, shown_instruction
@@ -37,6 +37,9 @@ from heedful.suites.tabletop.model import (
 from heedful.suites.tabletop.options import TabletopRunOptions
 from heedful.suites.tabletop.perturb import TRIALS, trial_seed
 from heedful.suites.tabletop.rollout import MAX_CALLS, run_trial
+
+if TYPE_CHECKING:
+    from heedful.metrics.compare import ComparisonRow
 
 
 def _task_of(episode: Any) -> TabletopTask:
@@ -201,9 +204,9 @@ class TabletopSuite(SuiteBase):
     def render_report(self, rows: Sequence[MetricRow], title: str) -> str:
         """The metric table (with the chance column), then the paper's Table 1 layout (scenes x levels, with the
         chance rows)."""
+        from heedful.metrics.reference import reference
+        from heedful.metrics.render import render_metric_table
         from heedful.metrics.tabletop import CHANCE_PREFIX, table1
-        from heedful.report.reference import reference
-        from heedful.report.render import render_metric_table
 
         measured = [row for row in rows if not row.group.startswith(CHANCE_PREFIX)]
         notes = (
@@ -326,7 +329,7 @@ class TabletopSuite(SuiteBase):
 
     def compare(
         self, records_a: Sequence[Record], records_b: Sequence[Record], *, resamples: int, seed: int
-    ) -> list[Any]:
+    ) -> list[ComparisonRow]:
         from heedful.metrics.tabletop import compare_tabletop_runs
 
         return compare_tabletop_runs(records_a, records_b, resamples=resamples, seed=seed)

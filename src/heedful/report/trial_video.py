@@ -214,7 +214,7 @@ class TrialVideos:
             raise TrialVideoError(f"--rerun-agent {name}: {exc}; record with --video to keep a video") from exc
 
     def _roll_out(self, stored: Record, trial: TabletopTrial, folder: str) -> Record:
-        from heedful.runner.backends import episode_context
+        from heedful.runner.episode import episode_context
 
         if self.plays_calls:
             agent: Any = RecordedCalls([str(c["call"]) for c in stored.prediction.get("calls", [])])
@@ -241,7 +241,7 @@ class TrialVideos:
             )
         if self._agent is None:
             from heedful.agents.registry import build_agent
-            from heedful.runner.backends import fit_agent
+            from heedful.runner.episode import fit_agent
 
             try:
                 agent = build_agent(self.agent_class, self.spec.agent, self.spec.agent_args)

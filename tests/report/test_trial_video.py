@@ -1,4 +1,4 @@
-"""Videos of stored tabletop trials made on demand (`heedful.suites.tabletop.trial_video`), in real MuJoCo: a planner's
+"""Videos of stored tabletop trials made on demand (`heedful.report.trial_video`), in real MuJoCo: a planner's
 skill calls replayed, a controller re-run, each checked against the stored record and equal in frames to the MP4 that
 `--video` records; a record that does not reproduce, a trial without a trajectory and an agent that cannot be re-run
 get a typed error that says why, never a video."""
@@ -14,9 +14,9 @@ import pytest
 
 from heedful.cli.main import main
 from heedful.records import Status
+from heedful.report.trial_video import GIF_FRAMES
 from heedful.runner.manifest import RunSpec, read_manifest, run_identity, write_manifest
 from heedful.runner.store import RunStore, load_run
-from heedful.suites.tabletop.trial_video import GIF_FRAMES
 
 pytest.importorskip("mujoco")
 pytestmark = pytest.mark.render
@@ -78,7 +78,7 @@ def edited_copy(run: Path, out: Path, **update: object) -> Path:
 def test_a_failed_trial_of_a_run_without_video_gets_the_frames_video_records(
     runs: dict[str, Path], tmp_path: Path, agent: str, how: str
 ) -> None:
-    from heedful.suites.tabletop.trial_video import TrialVideos
+    from heedful.report.trial_video import TrialVideos
 
     _, (record,) = load_run(runs[agent])
     assert record.episode_id == TRIAL and record.correct is False and record.prediction["video"] is None
@@ -113,7 +113,7 @@ def test_heedful_replay_writes_a_tabletop_trial_as_mp4_gif_or_png(
 def test_a_record_that_does_not_reproduce_gets_no_video(
     runs: dict[str, Path], tmp_path: Path, agent: str, how: str
 ) -> None:
-    from heedful.suites.tabletop.trial_video import NotReproducedError, TrialVideos
+    from heedful.report.trial_video import NotReproducedError, TrialVideos
 
     _, (record,) = load_run(runs[agent])
     copy = edited_copy(runs[agent], tmp_path / "run", scores={**record.scores, "intent": 0.5})
@@ -125,7 +125,7 @@ def test_a_record_that_does_not_reproduce_gets_no_video(
 def test_a_controller_that_cannot_be_rerun_gets_a_note_that_says_how_to_get_a_video(
     runs: dict[str, Path], tmp_path: Path
 ) -> None:
-    from heedful.suites.tabletop.trial_video import TrialVideoError, TrialVideos
+    from heedful.report.trial_video import TrialVideoError, TrialVideos
 
     copy = tmp_path / "remote"
     shutil.copytree(runs["memorizer"], copy)
@@ -142,7 +142,7 @@ def test_a_controller_that_cannot_be_rerun_gets_a_note_that_says_how_to_get_a_vi
 def test_a_trial_without_a_trajectory_or_record_or_with_another_dataset_gets_a_note(
     runs: dict[str, Path], tmp_path: Path
 ) -> None:
-    from heedful.suites.tabletop.trial_video import TrialVideoError, TrialVideos
+    from heedful.report.trial_video import TrialVideoError, TrialVideos
 
     crashed = edited_copy(runs["blind"], tmp_path / "crashed", status=Status.CRASHED, error="boom", prediction=None)
     with pytest.raises(TrialVideoError, match="no trajectory to show: it ended with status crashed"):
@@ -164,7 +164,7 @@ def test_a_remote_policy_is_re_run_while_its_server_is_up_and_gets_a_note_once_i
     from heedful.api import evaluate
     from heedful.remote.mirror import MirrorPolicy
     from heedful.remote.server import PolicyServer
-    from heedful.suites.tabletop.trial_video import TrialVideoError, TrialVideos
+    from heedful.report.trial_video import TrialVideoError, TrialVideos
 
     run = tmp_path / "remote"
     with PolicyServer(MirrorPolicy("blind"), port=0) as server:  # heedful's real server, blind as its test peer

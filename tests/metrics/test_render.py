@@ -6,8 +6,8 @@ import json
 import math
 
 from heedful.metrics.compare import MCNEMAR_METRIC, ComparisonRow
+from heedful.metrics.render import render_comparison_table, render_metric_table, rows_to_json
 from heedful.metrics.rows import MetricRow
-from heedful.report.render import render_comparison_table, render_metric_table, rows_to_json
 
 
 def status_row(name: str, k: int, n: int = 4036) -> MetricRow:

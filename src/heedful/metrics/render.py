@@ -48,7 +48,7 @@ def render_metric_table(
         notes: Lines printed under the header line (what the suite's intervals count).
         chance_note: What the chance column is, printed under the header line when it appears.
         reference_label: The name of that column: "chance" only for a uniformly random answer (see
-            heedful.report.reference).
+            heedful.metrics.reference).
 
     Returns:
         The table as text, ending without a newline.
@@ -61,7 +61,7 @@ def render_metric_table(
     if shared_method is None:
         header.insert(header.index("95% CI") + 1, "method")
     cells = {id(row): _metric_cells(row, shared_method is None, with_chance) for row in metric_rows}
-    widths = _widths([header, *cells.values()])
+    widths = column_widths([header, *cells.values()])
     lines = [title] if title else []
     if shared_method is not None:
         lines.append(f"values in %; 95% CI: {shared_method} (percentile); Wilson: units taken as independent")
@@ -70,10 +70,10 @@ def render_metric_table(
         lines.append(f"{reference_label}: {chance_note}")
     for group, block in _blocks(rows):
         if group == STATUS_GROUP:
-            lines.append(_status_line(block))
+            lines.append(status_line(block))
             continue
-        lines.extend(["", group, _format(header, widths)])
-        lines.extend(_format(cells[id(row)], widths) for row in block)
+        lines.extend(["", group, format_cells(header, widths)])
+        lines.extend(format_cells(cells[id(row)], widths) for row in block)
     if any(row.collapsed for row in metric_rows):
         lines += ["", COLLAPSED_NOTE]
     return "\n".join(lines).strip("\n")
@@ -98,17 +98,17 @@ def render_comparison_table(rows: Sequence[ComparisonRow], title: str | None = N
     header = ["metric", "A", "B", "A - B (pp)", "95% CI (pp)", "n"]
     diff_rows = [row for row in rows if not row.metric.startswith(MCNEMAR_PREFIX)]
     cells = {id(row): _comparison_cells(row) for row in diff_rows}
-    widths = _widths([header, *cells.values()])
+    widths = column_widths([header, *cells.values()])
     methods = sorted({row.ci_method for row in diff_rows})
     lines = [title] if title else []
     lines.append(f"A and B in %, differences in percentage points; 95% CI: {', '.join(methods) or MISSING}")
     for group, block in _blocks(rows):
-        lines.extend(["", group, _format(header, widths)])
+        lines.extend(["", group, format_cells(header, widths)])
         for row in block:
             if row.metric.startswith(MCNEMAR_PREFIX):
                 lines.append("  " + _mcnemar_line(row))
             else:
-                lines.append(_format(cells[id(row)], widths))
+                lines.append(format_cells(cells[id(row)], widths))
     if any(collapsed(row.ci_low, row.ci_high) for row in diff_rows):
         lines += ["", COLLAPSED_DIFF_NOTE]
     return "\n".join(lines).strip("\n")
@@ -128,15 +128,15 @@ def rows_to_json(rows: Sequence[MetricRow] | Sequence[ComparisonRow], extra: Map
 
 
 def _metric_cells(row: MetricRow, with_method: bool, with_chance: bool) -> list[str]:
-    interval = _interval(row.ci_low, row.ci_high) + ("*" if row.collapsed else "")
+    interval = interval_text(row.ci_low, row.ci_high) + ("*" if row.collapsed else "")
     cells = [
         row.metric,
-        _percent(row.value),
-        *([_percent(row.chance)] if with_chance else []),
+        percent(row.value),
+        *([percent(row.chance)] if with_chance else []),
         interval,
         *([row.ci_method] if with_method else []),
-        _interval(row.wilson_low, row.wilson_high),
-        _count(row.k, row.n, row.unit),
+        interval_text(row.wilson_low, row.wilson_high),
+        count_text(row.k, row.n, row.unit),
     ]
     return cells
 
@@ -144,15 +144,15 @@ def _metric_cells(row: MetricRow, with_method: bool, with_chance: bool) -> list[
 def _comparison_cells(row: ComparisonRow) -> list[str]:
     return [
         row.metric,
-        _percent(row.a),
-        _percent(row.b),
-        _points(row.diff),
-        _interval(row.ci_low, row.ci_high, signed=True) + ("*" if collapsed(row.ci_low, row.ci_high) else ""),
-        _count(None, row.n, row.unit),
+        percent(row.a),
+        percent(row.b),
+        points(row.diff),
+        interval_text(row.ci_low, row.ci_high, signed=True) + ("*" if collapsed(row.ci_low, row.ci_high) else ""),
+        count_text(None, row.n, row.unit),
     ]
 
 
-def _status_line(rows: Sequence[MetricRow]) -> str:
+def status_line(rows: Sequence[MetricRow]) -> str:
     parts = ", ".join(f"{row.metric} {row.k}" for row in rows)
     total = rows[0].n if rows else 0
     return f"status: {parts} (of {total} records)"
@@ -162,7 +162,7 @@ def _mcnemar_line(row: ComparisonRow) -> str:
     measure = row.metric.removeprefix(MCNEMAR_PREFIX)
     return (
         f"McNemar ({measure}): b={row.mcnemar_b} (A right, B wrong), c={row.mcnemar_c} (A wrong, B right), "
-        f"n={row.n}, p={_p_value(row.p_value)}"
+        f"n={row.n}, p={p_value_text(row.p_value)}"
     )
 
 
@@ -173,38 +173,38 @@ def _blocks(rows: Sequence[_R]) -> list[tuple[str, list[_R]]]:
     return list(blocks.items())
 
 
-def _widths(table: Sequence[Sequence[str]]) -> list[int]:
+def column_widths(table: Sequence[Sequence[str]]) -> list[int]:
     return [max(len(line[i]) for line in table) for i in range(len(table[0]))]
 
 
-def _format(cells: Sequence[str], widths: Sequence[int]) -> str:
+def format_cells(cells: Sequence[str], widths: Sequence[int]) -> str:
     # Metric names read left to right; numbers line up on the right.
     first = cells[0].ljust(widths[0])
     rest = [cell.rjust(width) for cell, width in zip(cells[1:], widths[1:], strict=True)]
     return "  " + "   ".join([first, *rest]).rstrip()
 
 
-def _percent(value: float | None) -> str:
+def percent(value: float | None) -> str:
     return MISSING if value is None or not math.isfinite(value) else f"{100 * value:.1f}%"
 
 
-def _points(value: float | None) -> str:
+def points(value: float | None) -> str:
     return MISSING if value is None or not math.isfinite(value) else f"{100 * value:+.1f}"
 
 
-def _interval(low: float | None, high: float | None, *, signed: bool = False) -> str:
+def interval_text(low: float | None, high: float | None, *, signed: bool = False) -> str:
     if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)):
         return MISSING
     spec = "+.1f" if signed else ".1f"
     return f"[{100 * low:{spec}}, {100 * high:{spec}}]"
 
 
-def _count(k: int | None, n: int, unit: str) -> str:
+def count_text(k: int | None, n: int, unit: str) -> str:
     noun = unit if n == 1 else _PLURALS.get(unit, unit + "s")
     return f"{n} {noun}" if k is None else f"{k}/{n} {noun}"
 
 
-def _p_value(p: float | None) -> str:
+def p_value_text(p: float | None) -> str:
     if p is None or not math.isfinite(p):
         return MISSING
     if p == 0.0:  # below the smallest float: the exact value underflowed

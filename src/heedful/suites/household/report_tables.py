@@ -10,8 +10,8 @@ from collections.abc import Sequence
 
 from heedful.metrics.compare import MCNEMAR_PREFIX, ComparisonRow
 from heedful.metrics.groups import group_name, group_parts
+from heedful.metrics.render import column_widths, format_cells, interval_text, p_value_text, percent, points
 from heedful.metrics.rows import MetricRow, collapsed
-from heedful.report.render import _format, _interval, _p_value, _percent, _points, _widths
 
 SUMMARY_GROUPS = (
     "all",
@@ -41,11 +41,11 @@ def summary_table(rows: Sequence[MetricRow]) -> str:
             [
                 _label(group),
                 str(success.n),
-                _percent(spl.value),
+                percent(spl.value),
                 _ci(spl),
-                _percent(success.value),
+                percent(success.value),
                 _ci(success),
-                _percent(success.chance),
+                percent(success.chance),
             ]
         )
     title = f"SR and SPL side by side, in % (95% CI: {_method(rows)}).\n{PRIMARY}\n{CHANCE}"
@@ -59,7 +59,7 @@ CHANCE = (
 
 
 def _ci(row: MetricRow) -> str:
-    return _interval(row.ci_low, row.ci_high) + ("*" if row.collapsed else "")
+    return interval_text(row.ci_low, row.ci_high) + ("*" if row.collapsed else "")
 
 
 def comparison_summary(rows: Sequence[ComparisonRow]) -> str:
@@ -74,11 +74,12 @@ def comparison_summary(rows: Sequence[ComparisonRow]) -> str:
             continue
         cells = [_label(group), str(success.n)]
         for row in (spl, success):
-            cells += [_percent(row.a), _percent(row.b), _points(row.diff)]
+            cells += [percent(row.a), percent(row.b), points(row.diff)]
             cells.append(
-                _interval(row.ci_low, row.ci_high, signed=True) + ("*" if collapsed(row.ci_low, row.ci_high) else "")
+                interval_text(row.ci_low, row.ci_high, signed=True)
+                + ("*" if collapsed(row.ci_low, row.ci_high) else "")
             )
-        cells.append(_p_value(mcnemar.p_value) if mcnemar is not None else "-")
+        cells.append(p_value_text(mcnemar.p_value) if mcnemar is not None else "-")
         table.append(cells)
     methods = ", ".join(sorted({row.ci_method for row in rows if not row.metric.startswith(MCNEMAR_PREFIX)}))
     title = (
@@ -102,5 +103,5 @@ def _method(rows: Sequence[MetricRow]) -> str:
 def _render(title: str, header: list[str], table: list[list[str]]) -> str:
     if not table:
         return f"{title}\n  (no scored episodes)"
-    widths = _widths([header, *table])
-    return "\n".join([title, _format(header, widths), *(_format(cells, widths) for cells in table)])
+    widths = column_widths([header, *table])
+    return "\n".join([title, format_cells(header, widths), *(format_cells(cells, widths) for cells in table)])

@@ -1,0 +1,63 @@
+"""What a backend runs (`Work`) and the loop every backend runs it with: serially, `concurrency` rollouts in threads,
+or `batch` controller rollouts in lockstep (heedful.runner.lockstep)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from heedful.records import Record
+from heedful.runner.episode import bounded_in_flight, rollout_one
+from heedful.runner.lockstep import lockstep_rollouts
+from heedful.runner.manifest import RunSpec
+from heedful.suites.base import Suite
+
+
+@dataclass(frozen=True)
+class Work:
+    """What a backend runs.
+
+    `todo` holds (dataset index, episode) pairs; `train` is what a Fittable agent fits on; `batch` is how many
+    episodes of one worker step in lockstep on one batched policy call (see `heedful.runner.lockstep`).
+    """
+
+    spec: RunSpec
+    suite: Suite
+    agent: Any
+    train: Sequence[Any]
+    todo: Sequence[tuple[int, Any]]
+    batch: int = 1
+
+
+def rollouts(
+    suite: Suite, agent: Any, items: Iterable[tuple[int, Any]], spec: RunSpec, concurrency: int = 1, batch: int = 1
+) -> Iterator[Record]:
+    """Roll out (index, episode) pairs, yielding each record as it finishes.
+
+    With `concurrency > 1`, that many rollouts run at once in threads, so the agent must be thread-safe
+    (a language-model agent waiting on a server). Records are the same as serially: each rollout depends
+    only on its episode and its derived seed. When a rollout raises (a budget stop), no new rollout
+    starts; those in flight finish and are yielded, then the error is re-raised. With `batch > 1`, that many
+    controller rollouts step in lockstep on one `predict_batch` call per step (`heedful.runner.lockstep`).
+    """
+    if batch > 1:
+        yield from lockstep_rollouts(suite, agent, iter(items), spec, batch)
+        return
+    if concurrency <= 1:
+        for index, episode in items:
+            yield rollout_one(suite, agent, episode, index, spec)
+        return
+    yield from _threaded(suite, agent, iter(items), spec, concurrency)
+
+
+def _threaded(
+    suite: Suite, agent: Any, queue: Iterator[tuple[int, Any]], spec: RunSpec, concurrency: int
+) -> Iterator[Record]:
+    executor = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="heedful-rollout")
+
+    def submit(item: tuple[int, Any]) -> Future[Record]:
+        return executor.submit(rollout_one, suite, agent, item[1], item[0], spec)
+
+    yield from bounded_in_flight(executor, queue, concurrency, submit)

@@ -1,0 +1,74 @@
+"""How often one `heedful run` looks its suite and agent class up by name and reads the agent's capabilities, and how
+often `heedful compare` / `heedful view` read each run's records: counted on the real command line, in process.
+
+Before issue 41 step 4 (measured with this test's counters on the same commands): a run resolved the suite 3 times
+and the agent class 3 times (the command line, `api.evaluate`, `runner.run`); compare read each run's records 3
+times and resolved the suite 4 times. Now `api.evaluate` hands what it resolved to `runner.run`, and compare reads
+each run once. What is left is asserted exactly, so that a new look-up shows here: the command line still resolves
+the suite (to build its flags) and the agent class (to build its arguments) before `api.evaluate` does, the
+capabilities are read 12 times a run plus once per decisions episode (the rollout asks whether the agent is
+privileged), and `heedful view` reads each run's records 5 times.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from heedful.capabilities import Capabilities
+from heedful.cli.main import main
+from heedful.registry import Registry
+from heedful.runner.store import RunStore
+from heedful.suites.registry import get_suite
+
+EPISODES = 8
+
+
+@pytest.fixture
+def counts(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
+    counted: Counter[str] = Counter()
+    get, init, records = Registry.get, Capabilities.__init__, RunStore.records
+
+    def counted_get(self: Registry[Any], name: str) -> Any:
+        counted[f"resolve {self.kind}"] += 1
+        return get(self, name)
+
+    def counted_init(self: Capabilities, *args: Any, **kwargs: Any) -> None:
+        counted["capabilities"] += 1
+        init(self, *args, **kwargs)
+
+    def counted_records(self: RunStore, *args: Any, **kwargs: Any) -> Any:
+        counted["records read"] += 1
+        return records(self, *args, **kwargs)
+
+    monkeypatch.setattr(Registry, "get", counted_get)
+    monkeypatch.setattr(Capabilities, "__init__", counted_init)
+    monkeypatch.setattr(RunStore, "records", counted_records)
+    yield counted
+
+
+def test_one_run_resolves_once_below_the_command_line_and_compare_reads_each_run_once(
+    counts: Counter[str], tmp_path: Path
+) -> None:
+    dataset = tmp_path / "dataset"  # small: what `heedful check suite decisions` generates
+    small = [f"{key}={value}" for key, value in get_suite("decisions").check_config.items()]
+    assert main(["generate", "decisions", "--out", str(dataset), "--no-progress", *(f"--set={s}" for s in small)]) == 0
+    runs = [tmp_path / "a", tmp_path / "b"]
+    for run in runs:
+        counts.clear()
+        argv = ["run", "decisions", "--agent", "oracle", "--limit", str(EPISODES), "--dataset", str(dataset)]
+        assert main([*argv, "--out", str(run), "--no-progress"]) == 0
+        assert counts == {"resolve suite": 2, "resolve agent": 2, "capabilities": 12 + EPISODES}
+
+    counts.clear()
+    assert main(["compare", *map(str, runs), "--resamples", "50"]) == 0
+    assert counts == {"records read": len(runs), "resolve suite": 1}
+
+    counts.clear()
+    site = ["--out", str(tmp_path / "site"), "--episodes", "none", "--no-progress"]
+    assert main(["view", *map(str, runs), *site]) == 0
+    assert counts["records read"] == 5 * len(runs)
