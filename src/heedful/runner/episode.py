@@ -20,7 +20,6 @@ from heedful.runner.manifest import RunSpec
 from heedful.seeding import derive_seed
 from heedful.suites.base import RolloutContext, Suite
 
-
 SUITE_CODE = (f"heedful{os.sep}suites{os.sep}", f"heedful{os.sep}sims{os.sep}")
 """Where a crash's call site is looked for: the suite's and simulator's own code (never the runner's)."""
 

@@ -34,7 +34,7 @@ from heedful.sims.tabletop.geometry import travel_height
 from heedful.sims.tabletop.recorder import Trajectory
 from heedful.sims.tabletop.sim import TabletopSim
 from heedful.suites.tabletop.model import Grounded, Layout
-from heedful.suites.tabletop.verifier import Facts, _main_end
+from heedful.suites.tabletop.verifier import Facts, main_end
 
 # The specification's numbers ("Numbers at a glance").
 SUPPORT_GAP = 0.01
@@ -203,7 +203,7 @@ def _unexplained_probes(traj: Trajectory, f: Facts, g: Grounded, rng: np.random.
 def _grace_probes(traj: Trajectory, f: Facts, g: Grounded) -> list[Probe]:
     """A gripper touch of another object just inside / outside the grace rows after the main action; for a
     push, a touch of the source there (it extends the push, or comes too late)."""
-    end = _main_end(f, g)
+    end = main_end(f, g)
     if end is None or end + GRACE_ROWS + 1 > f.L:
         return []
     keep = {g.source, g.second} if g.action in HOLDS else {g.source}

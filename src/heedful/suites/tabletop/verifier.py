@@ -385,7 +385,7 @@ def second(f: Facts, g: Grounded) -> tuple[bool, bool]:
     return True, rose and _kept(f, g.second, close, 0.01)
 
 
-def _main_end(f: Facts, g: Grounded) -> int | None:
+def main_end(f: Facts, g: Grounded) -> int | None:
     if g.action == "push":
         moved = _first_motion(f)
         if moved is None:
@@ -410,7 +410,7 @@ def _main_end(f: Facts, g: Grounded) -> int | None:
 
 
 def finish(f: Facts, g: Grounded) -> tuple[bool, bool]:
-    end = _main_end(f, g)
+    end = main_end(f, g)
     if end is None:
         return False, False
     holding = g.action in ("pickup", "sequence_pickups")
