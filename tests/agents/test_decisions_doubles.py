@@ -16,7 +16,7 @@ from heedful.metrics.decisions import decision_metrics
 from heedful.records import Status
 from heedful.report.flags import PRIVILEGED_FLAG
 from heedful.runner import load_run
-from heedful.runner.backends import episode_context
+from heedful.runner.episode import episode_context
 from heedful.runner.manifest import RunSpec
 from heedful.seeding import derive_seed, episode_token
 from heedful.suites.base import RolloutContext

@@ -82,7 +82,7 @@ def test_each_command_says_what_an_interrupt_kept(
 
 
 def test_media_names_of_ids_that_sanitize_alike_differ() -> None:
-    from heedful.report.site.media import _safe
+    from heedful.report.site.media import safe_name as _safe
 
     assert _safe("s1_L1_000_pickup/t0") != _safe("s1_L1_000_pickup_t0") == "s1_L1_000_pickup_t0"
     assert _safe("a b") != _safe("a?b") and _safe("plain-id_1") == "plain-id_1"

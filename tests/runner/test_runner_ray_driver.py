@@ -16,7 +16,7 @@ from heedful.runner.ray_backend import RESTARTED, RayWorker, _Chunk, _Driver
 class ScriptedRef:
     """An object ref whose value is already known."""
 
-    def __init__(self, value: dict[str, Any]) -> None:
+    def __init__(self, value: dict[str, Any] | Exception) -> None:
         self.value = value
 
 
@@ -33,6 +33,8 @@ class ScriptedRay:
         return refs[:num_returns], refs[num_returns:]
 
     def get(self, ref: ScriptedRef) -> dict[str, Any]:
+        if isinstance(ref.value, Exception):
+            raise ref.value
         return ref.value
 
 
@@ -40,7 +42,7 @@ class ScriptedRay:
 class ScriptedActor:
     """Answers chunks from a script of results; counts its set-ups."""
 
-    answers: list[dict[str, Any]]
+    answers: list[dict[str, Any] | Exception]
     starts: int = 0
     sent: list[list[tuple[int, str]]] = field(default_factory=list)
 
@@ -66,3 +68,21 @@ def test_a_chunk_sent_to_a_restarted_actor_before_its_set_up_is_sent_again_after
 
 def test_a_fresh_worker_process_says_it_was_restarted_rather_than_failing_the_chunk() -> None:
     assert RayWorker().run_chunk([(0, "{}")]) == {RESTARTED: True}
+
+
+def test_chunks_lost_together_in_one_death_are_charged_nothing_and_sent_again_one_at_a_time() -> None:
+    died = ActorError("the actor died")
+    actor = ScriptedActor(answers=[died, died, {"records": []}, {"records": []}])
+    a, b = [(0, "a")], [(1, "b")]
+    driver = _Driver(ScriptedRay(), SimpleNamespace(todo=[*a, *b]), [actor.handle()], setup_ref=object())  # type: ignore[arg-type]
+    assert list(driver.run([_Chunk(a), _Chunk(b)])) == []  # nothing recorded as crashed: who died is not known
+    assert actor.sent[:2] == [a, b] and sorted(actor.sent[2:]) == [a, b] and actor.starts == 2
+
+
+def test_a_chunk_that_dies_alone_is_split_into_single_episodes_each_sent_alone() -> None:
+    died = ActorError("the actor died")
+    actor = ScriptedActor(answers=[died, {"records": []}, {"records": []}])
+    chunk = [(0, "a"), (1, "b")]
+    driver = _Driver(ScriptedRay(), SimpleNamespace(todo=chunk), [actor.handle()], setup_ref=object())  # type: ignore[arg-type]
+    assert list(driver.run([_Chunk(chunk)])) == []
+    assert actor.sent == [chunk, [(0, "a")], [(1, "b")]]

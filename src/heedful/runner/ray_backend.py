@@ -7,8 +7,9 @@ the wire: episodes go as their JSON text, records come back as JSON text. The dr
 
 A worker that dies (killed, out of memory, its node lost) costs only its chunks in flight: Ray restarts the
 actor (which reads its set-up again from the object the driver holds, see `RayWorker`) and the driver submits those
-chunks again. A chunk that was running when its worker died is split into
-single episodes, so an episode that kills its worker every time is found and, after `MAX_TRIES` deaths,
+chunks again. Which of a worker's chunks was running when it died is known for sure only when it held one, so
+chunks lost together are sent again each alone on its worker, and a chunk that dies alone is split into single
+episodes (each again alone): an episode that kills its worker every time is found and, after `MAX_TRIES` deaths,
 recorded as `crashed` with the reason; the others run normally. Records come back only whole, and each episode's
 record is stored once, from the first attempt that returned it: nothing is lost or duplicated.
 
@@ -192,10 +193,16 @@ def _interrupts_deferred() -> Iterator[None]:
         raise KeyboardInterrupt(f"signal {received[0]}")
 
 
+class _RestartedError(Exception):
+    """A chunk's actor answered that it had restarted and was not set up: no death of the chunk's making."""
+
+
 @dataclass
 class _Chunk:
     items: list[tuple[int, str]]
     deaths: int = 0
+    alone: bool = False
+    """Lost with others in one death: runs with no other chunk on its actor, so its own death names it."""
 
 
 @dataclass
@@ -204,24 +211,22 @@ class _Actor:
     ready: bool = False
     probe: Any = None
     pending: deque[Any] = field(default_factory=deque)
-    """Object refs of this actor's chunks in submission order: an actor runs them in that order."""
-    blamed: set[Any] = field(default_factory=set)
-    """The ref of the chunk that was running when the actor died, if its failure has not come back yet."""
+    """Object refs of this actor's chunks in submission order."""
     spared: set[Any] = field(default_factory=set)
-    """Refs queued behind the chunk that was running when the actor died: their failure is not theirs."""
+    """Refs lost in a death they cannot be blamed for, whose failure has not come back yet."""
 
     def charged(self, ref: Any) -> bool:
-        """Whether the death that failed `ref` is charged to its chunk: only the chunk that was running is.
+        """Whether the death that failed `ref` is charged to its chunk: only when it was the actor's one chunk.
 
-        The failures of one death come back in any order, so the first one names the culprit: the oldest chunk
-        in flight (an actor runs its chunks in submission order)."""
-        if ref in self.blamed or ref in self.spared:
-            return ref in self.blamed
-        running = self.pending[0]
-        self.spared.update(r for r in self.pending if r != running)
-        if running != ref:
-            self.blamed.add(running)
-        return bool(running == ref)
+        With several chunks on the actor, which of them was running is not known for sure (a finished chunk's
+        answer can be lost with its worker, and a chunk sent while the actor restarted fails with it), so none is
+        charged: each is sent again alone, where a death that follows is its own."""
+        if ref in self.spared:
+            return False
+        if len(self.pending) == 1:
+            return True
+        self.spared.update(self.pending)
+        return False
 
 
 class _Driver:
@@ -265,8 +270,8 @@ class _Driver:
         while self.queue:
             # A second chunk waits on an actor only while there is work for every actor: near the end a chunk
             # stays here for whichever actor is free first, so that no actor idles while another holds two.
-            depth = IN_FLIGHT if len(self.queue) >= len(self.actors) else 1
-            free = [a for a in self.actors if a.ready and len(a.pending) < depth]
+            depth = 1 if self.queue[0].alone or len(self.queue) < len(self.actors) else IN_FLIGHT
+            free = [a for a in self.actors if a.ready and len(a.pending) < depth and not self._holds_alone(a)]
             if not free:
                 return
             actor = min(free, key=lambda a: len(a.pending))
@@ -274,6 +279,9 @@ class _Driver:
             ref = actor.handle.run_chunk.remote(chunk.items)
             actor.pending.append(ref)
             self.chunk_of[ref] = (actor, chunk)
+
+    def _holds_alone(self, actor: _Actor) -> bool:
+        return any(self.chunk_of[ref][1].alone for ref in actor.pending)
 
     def _check_alive(self) -> None:
         now = time.monotonic()
@@ -317,9 +325,8 @@ class _Driver:
         finally:
             actor.pending.remove(ref)
             actor.spared.discard(ref)
-            actor.blamed.discard(ref)
         if result.get(RESTARTED):
-            return self._died(actor, chunk, charged=False, err=RuntimeError("restarted"))
+            return self._died(actor, chunk, charged=False, err=_RestartedError())
         if "error" in result:
             return RunError(f"a Ray worker failed:\n{result['error']}")
         return [Record.model_validate_json(text) for text in result["records"]]
@@ -330,7 +337,8 @@ class _Driver:
             actor.ready = False  # no new chunks until it is back, set up again
             actor.probe = self._start(actor)
         if not charged:
-            self.queue.appendleft(chunk)
+            died = not isinstance(err, _RestartedError)
+            self.queue.appendleft(_Chunk(chunk.items, chunk.deaths, alone=chunk.alone or died))
             return None
         deaths = chunk.deaths + 1
         reason = " ".join(str(err).split())[:300]
@@ -338,7 +346,7 @@ class _Driver:
         if deaths >= MAX_TRIES:
             return [self._crashed(index, deaths) for index, _ in chunk.items]
         # Single episodes from now on: the one that kills its worker is found, the others run as usual.
-        self.queue.extendleft(reversed([_Chunk([item], deaths) for item in chunk.items]))
+        self.queue.extendleft(reversed([_Chunk([item], deaths, alone=True) for item in chunk.items]))
         return None
 
     def _crashed(self, index: int, deaths: int) -> Record:

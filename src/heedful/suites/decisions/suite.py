@@ -75,11 +75,9 @@ class DecisionsSuite(SuiteBase):
 
     def dataset_hash(self, episodes: Sequence[DecisionEpisode]) -> str:
         """The hash of the dataset lines, without an `other` arm's substitutes (the arms of one dataset pair)."""
-        from heedful.suites.episode_files import content_hash
+        from heedful.suites.episode_files import content_hash_without
 
-        if any(isinstance(ep, arms.DecisionRunEpisode) and ep.other is not None for ep in episodes):
-            episodes = [ep.model_copy(update={"other": None}) for ep in episodes]
-        return content_hash(episodes)
+        return content_hash_without(episodes, "other")
 
     def training_episodes(self, episodes: Sequence[DecisionEpisode]) -> list[DecisionEpisode]:
         return [ep for ep in episodes if ep.split == "train"]

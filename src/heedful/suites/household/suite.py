@@ -71,11 +71,9 @@ class HouseholdSuite(SuiteBase):
 
     def dataset_hash(self, episodes: Sequence[HouseholdEpisode]) -> str:
         """The hash of the dataset lines, without an `other` arm's substitutes (the arms of one dataset pair)."""
-        from heedful.suites.episode_files import content_hash
+        from heedful.suites.episode_files import content_hash_without
 
-        if any(arms.other_of(ep) is not None for ep in episodes):
-            episodes = [ep.model_copy(update={"other": None}) for ep in episodes]
-        return content_hash(episodes)
+        return content_hash_without(episodes, "other")
 
     def episodes_for_run(self, episodes: Sequence[HouseholdEpisode], options: dict[str, Any]) -> Sequence[Any]:
         """The episodes as selected; under `--instruction other` each with its substitute (`household.arms`)."""
