@@ -145,6 +145,19 @@ def test_a_nondeterministic_lossy_suite_is_caught_with_every_problem_listed() ->
     assert any("load_dataset(save_dataset(episodes)) is not the same episodes" in p for p in problems), problems
 
 
+class NoProgressSuite(DecisionsSuite):
+    """Decisions, with a `generate` that does not take `progress=` (what `heedful generate` passes)."""
+
+    def generate(self, seed: int = 0, config: dict[str, Any] | None = None) -> list[Any]:  # type: ignore[override]
+        return super().generate(seed, config)
+
+
+def test_a_generate_without_progress_is_caught_before_heedful_generate_crashes_on_it() -> None:
+    with pytest.raises(ConformanceError) as caught:
+        check_suite(NoProgressSuite())
+    assert any("generate must take progress=" in p for p in caught.value.findings.problems)
+
+
 def test_the_command_line_prints_each_check(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "agent", "decisions/majority", "--episodes", "2"]) == 0
     out = capsys.readouterr().out
