@@ -336,13 +336,16 @@ class _Driver:
         if actor.ready:
             actor.ready = False  # no new chunks until it is back, set up again
             actor.probe = self._start(actor)
+        episodes = [i for i, _ in chunk.items]
+        reason = " ".join(str(err).split())[:300]
         if not charged:
             died = not isinstance(err, _RestartedError)
+            if died:
+                log.warning("a Ray worker died with episodes %s in flight (%s); they run again alone", episodes, reason)
             self.queue.appendleft(_Chunk(chunk.items, chunk.deaths, alone=chunk.alone or died))
             return None
         deaths = chunk.deaths + 1
-        reason = " ".join(str(err).split())[:300]
-        log.warning("a Ray worker died running episodes %s (%s)", [i for i, _ in chunk.items], reason)
+        log.warning("a Ray worker died running episodes %s (%s)", episodes, reason)
         if deaths >= MAX_TRIES:
             return [self._crashed(index, deaths) for index, _ in chunk.items]
         # Single episodes from now on: the one that kills its worker is found, the others run as usual.
