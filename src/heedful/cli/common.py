@@ -49,23 +49,25 @@ def add_max_errors(p: Any) -> None:
 
 RERUN_AGENT_HELP = (
     "a MODULE:CLASS agent that a tabletop video may import and run to re-run a trial of a run whose manifest names "
-    "it (repeatable); without it only registered agents are re-run: a run directory is data, and heedful never "
-    "imports code it names"
+    "it, or a server URL such a re-run may connect to (a remote policy's; repeatable); without it only registered "
+    "agents that connect nowhere are re-run: a run directory is data, and heedful never imports code or contacts a "
+    "server it names"
 )
 
 
 def rerun_agent_arg(p: argparse.ArgumentParser) -> None:
     """`--rerun-agent MODULE:CLASS`, the only way a command that reads runs imports an agent a manifest names."""
-    p.add_argument("--rerun-agent", action="append", default=[], metavar="MODULE:CLASS", help=RERUN_AGENT_HELP)
+    p.add_argument("--rerun-agent", action="append", default=[], metavar="MODULE:CLASS|URL", help=RERUN_AGENT_HELP)
 
 
 def note_rerun_agents(names: list[str]) -> list[str]:
     """Say, in one line each on stderr, what `--rerun-agent` will import; return the names."""
     for name in names:
-        module = name.partition(":")[0]
-        print(
-            f"heedful: --rerun-agent {name}: module {module!r} is imported and run to re-run trials of runs whose "
-            "agent it is",
-            file=sys.stderr,
-        )
+        if "://" in name:
+            what = f"heedful: --rerun-agent {name}: trials of runs whose agent connects there are re-run through it"
+        else:
+            module = name.partition(":")[0]
+            what = f"heedful: --rerun-agent {name}: module {module!r} is imported and run to re-run trials of runs "
+            what += "whose agent it is"
+        print(what, file=sys.stderr)
     return names

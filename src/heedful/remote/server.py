@@ -93,6 +93,8 @@ class PolicyServer:
         self._count_lock = threading.Lock()
         self.metadata = dict(metadata if metadata is not None else getattr(policy, "metadata", {}) or {})
         self.requests = 0
+        self.connections = 0
+        """Connections accepted so far (each client's session), beside `requests`: observations answered."""
         self._server: Any = None
         self._thread: threading.Thread | None = None
 
@@ -153,6 +155,7 @@ class PolicyServer:
     def _handle(self, websocket: Any) -> None:
         with self._count_lock:
             self.open_connections += 1
+            self.connections += 1
         try:
             self._serve(websocket)
         finally:

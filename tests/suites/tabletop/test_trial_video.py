@@ -132,7 +132,7 @@ def test_a_controller_that_cannot_be_rerun_gets_a_note_that_says_how_to_get_a_vi
     manifest = read_manifest(copy)
     down = {"url": "ws://127.0.0.1:9", "connect_timeout": 2.0, "connect_retries": 0}  # a policy server that is down
     respec(copy, manifest.spec.model_copy(update={"agent": "remote", "agent_args": down}))
-    videos = TrialVideos(copy)
+    videos = TrialVideos(copy, rerun_agents=[down["url"]])  # the user trusts that URL
     for _ in range(2):  # the second trial gets the note at once, not after another connection attempt
         with pytest.raises(TrialVideoError, match=r"agent remote .* cannot be re-run here.*could not connect.*--video"):
             videos.write(TRIAL, tmp_path / "trial.mp4")
@@ -179,12 +179,16 @@ def test_a_remote_policy_is_re_run_while_its_server_is_up_and_gets_a_note_once_i
             options=OPTIONS,
             progress=False,
         )
-        videos = TrialVideos(run)
+        seen = server.connections
+        with pytest.raises(TrialVideoError, match=r"would connect to .* never connects .*--rerun-agent ws://"):
+            TrialVideos(run).write(TRIAL, tmp_path / "unasked.mp4")  # the URL came with the run directory
+        assert server.connections == seen and not (tmp_path / "unasked.mp4").exists()  # not a single request
+        videos = TrialVideos(run, rerun_agents=[server.url])
         try:
             assert "the agent remote re-run; it reproduced" in videos.write(TRIAL, tmp_path / "up.mp4")
         finally:
             videos.close()
     assert frames(tmp_path / "up.mp4").shape == (181, 224, 224, 3)
     with pytest.raises(TrialVideoError, match=r"agent remote .* cannot be re-run here.*could not connect.*--video"):
-        TrialVideos(run).write(TRIAL, tmp_path / "down.mp4")
+        TrialVideos(run, rerun_agents=[server.url]).write(TRIAL, tmp_path / "down.mp4")
     assert not (tmp_path / "down.mp4").exists()

@@ -43,6 +43,8 @@ GIF_FRAMES = 60
 HOW_TO_RECORD = "to record videos, rerun it with `heedful run tabletop ... --video`"
 _IMPORT_NAME = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
 """A `MODULE:CLASS` value among an agent's arguments (an adapter, a policy class): it would be imported."""
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S*")
+"""A URL among an agent's arguments (a policy server, a model server): a re-run would connect to it."""
 AGENT_FIELDS = ("status", "error", "raw_output", "usage", "agent_info")
 """Record fields the call player cannot reproduce: they are the agent's, and the agent does not run."""
 
@@ -185,13 +187,13 @@ class TrialVideos:
 
         name = self.spec.agent
         cls = registered_agent_class(name, "tabletop")
-        imports = [v for v in self.spec.agent_args.values() if isinstance(v, str) and _IMPORT_NAME.fullmatch(v)]
-        untrusted = [v for v in imports if v not in self.rerun_agents]
-        if cls is not None and untrusted:  # a registered agent told to import code (a remote policy's adapter)
+        texts = _argument_texts(self.spec.agent_args)
+        imports = [v for v in texts if _IMPORT_NAME.fullmatch(v) and v not in self.rerun_agents]
+        if cls is not None and imports:  # a registered agent told to import code (a remote policy's adapter)
             raise TrialVideoError(
-                f"this run's agent {name} would import {', '.join(map(repr, untrusted))} (named in its arguments), "
+                f"this run's agent {name} would import {', '.join(map(repr, imports))} (named in its arguments), "
                 "and heedful never imports code that a run directory names: record with --video to keep a video "
-                f"(or pass --rerun-agent {untrusted[0]} if you trust that code)"
+                f"(or pass --rerun-agent {imports[0]} if you trust that code)"
             )
         if cls is not None:
             return cls
@@ -225,6 +227,13 @@ class TrialVideos:
         """The run's agent, built and fitted once (a failure is remembered: every trial gets the same note)."""
         if self._agent_error is not None:
             raise TrialVideoError(self._agent_error)
+        urls = [v for v in _argument_texts(self.spec.agent_args) if _URL.fullmatch(v) and v not in self.rerun_agents]
+        if urls:  # a remote policy: the trial (and the viewer's network) would go to a server the run names
+            raise TrialVideoError(
+                f"this run's agent {self.spec.agent} would connect to {', '.join(map(repr, urls))} (named in its "
+                "arguments), and heedful never connects to a server that a run directory names: record with --video "
+                f"to keep a video (or pass --rerun-agent {urls[0]} if you trust that server)"
+            )
         if self._agent is None:
             from heedful.agents.registry import build_agent
             from heedful.runner.backends import fit_agent
@@ -319,3 +328,12 @@ def _decode(video: Path) -> Any:
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise MissingDependencyError('reading trial videos needs imageio: pip install "heedful[tabletop]"') from exc
     return np.stack([np.asarray(frame) for frame in imageio.mimread(video, memtest=False)])
+
+
+def _argument_texts(agent_args: dict[str, Any]) -> list[str]:
+    """Every text among an agent's arguments, those inside lists too (a pool's URLs)."""
+    found: list[str] = []
+    for value in agent_args.values():
+        items = value if isinstance(value, list | tuple) else [value]
+        found.extend(item for item in items if isinstance(item, str))
+    return found
