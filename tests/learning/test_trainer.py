@@ -10,6 +10,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import h5py
 import numpy as np
@@ -113,30 +114,21 @@ def test_bad_demos_and_options_get_errors_that_say_what_to_do(demo_dir: Path, tm
 
 def test_the_bc_agent_runs_a_trained_model_on_the_suite(demo_dir: Path, tmp_path: Path) -> None:
     train(demo_dir, tmp_path / "model", language="none", **SMALL)
-    result = evaluate(
-        suite="tabletop",
-        agent="bc",
-        agent_args={"model": str(tmp_path / "model")},
-        out=tmp_path / "run",
-        limit=2,
-        options={"trials": 1, "level": ["L0"]},
-        progress=False,
-    )
+    common: dict[str, Any] = {
+        "suite": "tabletop",
+        "agent": "bc",
+        "agent_args": {"model": str(tmp_path / "model")},
+        "limit": 2,
+        "options": {"trials": 1, "level": ["L0"]},
+        "progress": False,
+    }
+    result = evaluate(out=tmp_path / "run", **common)
     assert result.counts == {"ok": 2}
     manifest, records = load_run(tmp_path / "run")
     assert all(r.status == "ok" and r.agent_info["predictions"] >= 1 for r in records)
     assert all(r.timing["bc_predict_ms_mean"] > 0 for r in records)
     assert manifest.agent["language"] == "none" and manifest.agent["policy"] == "bc-state"
-    lockstep = evaluate(
-        suite="tabletop",
-        agent="bc",
-        agent_args={"model": str(tmp_path / "model")},
-        out=tmp_path / "batched",
-        limit=2,
-        options={"trials": 1, "level": ["L0"]},
-        progress=False,
-        batch=2,
-    )
+    lockstep = evaluate(out=tmp_path / "batched", batch=2, **common)
     batched = load_run(tmp_path / "batched")[1]
     assert lockstep.counts == {"ok": 2} and [r.agent_info for r in batched] == [r.agent_info for r in records]
     assert all(r.timing["predict_batch_mean"] > 1 for r in batched)  # both trials on each call
