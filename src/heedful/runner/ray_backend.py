@@ -193,10 +193,6 @@ def _interrupts_deferred() -> Iterator[None]:
         raise KeyboardInterrupt(f"signal {received[0]}")
 
 
-class _RestartedError(Exception):
-    """A chunk's actor answered that it had restarted and was not set up: no death of the chunk's making."""
-
-
 @dataclass
 class _Chunk:
     items: list[tuple[int, str]]
@@ -325,24 +321,22 @@ class _Driver:
         finally:
             actor.pending.remove(ref)
             actor.spared.discard(ref)
-        if result.get(RESTARTED):
-            return self._died(actor, chunk, charged=False, err=_RestartedError())
+        if result.get(RESTARTED):  # no death of this chunk's making: sent again as it was
+            self._set_up_again(actor)
+            self.queue.appendleft(chunk)
+            return None
         if "error" in result:
             return RunError(f"a Ray worker failed:\n{result['error']}")
         return [Record.model_validate_json(text) for text in result["records"]]
 
     def _died(self, actor: _Actor, chunk: _Chunk, charged: bool, err: Exception) -> list[Record] | None:
-        """A chunk lost with its worker: resubmit it (split, when it was running), or record it as crashed."""
-        if actor.ready:
-            actor.ready = False  # no new chunks until it is back, set up again
-            actor.probe = self._start(actor)
+        """A chunk lost with its worker: resubmit it (alone, or split when it died alone), or record it as crashed."""
+        self._set_up_again(actor)
         episodes = [i for i, _ in chunk.items]
         reason = " ".join(str(err).split())[:300]
         if not charged:
-            died = not isinstance(err, _RestartedError)
-            if died:
-                log.warning("a Ray worker died with episodes %s in flight (%s); they run again alone", episodes, reason)
-            self.queue.appendleft(_Chunk(chunk.items, chunk.deaths, alone=chunk.alone or died))
+            log.warning("a Ray worker died with episodes %s in flight (%s); they run again alone", episodes, reason)
+            self.queue.appendleft(_Chunk(chunk.items, chunk.deaths, alone=True))
             return None
         deaths = chunk.deaths + 1
         log.warning("a Ray worker died running episodes %s (%s)", episodes, reason)
@@ -351,6 +345,12 @@ class _Driver:
         # Single episodes from now on: the one that kills its worker is found, the others run as usual.
         self.queue.extendleft(reversed([_Chunk([item], deaths, alone=True) for item in chunk.items]))
         return None
+
+    def _set_up_again(self, actor: _Actor) -> None:
+        """No new chunks for `actor` until it is back and set up again (once per restart)."""
+        if actor.ready:
+            actor.ready = False
+            actor.probe = self._start(actor)
 
     def _crashed(self, index: int, deaths: int) -> Record:
         episode = self.episodes[index]
