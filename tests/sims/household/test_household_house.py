@@ -9,8 +9,10 @@ import numpy as np
 import pytest
 
 from heedful.errors import ConfigError
+from heedful.sims.household.floorplan import DOOR_END_MARGIN, shared_wall
 from heedful.sims.household.grid import grid_for, rasterize
-from heedful.sims.household.house import generate_house, reachable_floor
+from heedful.sims.household.house import DOOR_WIDTH, generate_house, reachable_floor
+from heedful.sims.household.model import HouseSpec
 from heedful.sims.household.render import save_house_png
 from heedful.sims.household.vocab import FURNITURE, OBJECT_CATEGORIES, ROOM_FUNCTIONS
 
@@ -46,6 +48,44 @@ def test_every_room_and_receptacle_is_reachable() -> None:
         reach = reachable_floor(grid)
         for room in house.rooms:
             assert (reach & (grid.room == room.index)).any()
+
+
+def _hops(n: int, edges: set[tuple[int, int]], start: int) -> list[int]:
+    """Doors (edges) from `start` to each room by breadth-first search; -1 where none leads."""
+    hops, ring = [-1] * n, [start]
+    hops[start] = 0
+    while ring:
+        after = []
+        for a in ring:
+            for b in range(n):
+                if hops[b] < 0 and (min(a, b), max(a, b)) in edges:
+                    hops[b] = hops[a] + 1
+                    after.append(b)
+        ring = after
+    return hops
+
+
+def _walls(house: HouseSpec) -> set[tuple[int, int]]:
+    """The room pairs whose shared wall a door fits in."""
+    rooms, found = house.rooms, set()
+    for a in rooms:
+        for b in rooms[a.index + 1 :]:
+            wall = shared_wall(a.rect, b.rect)
+            if wall is not None and wall[3] - wall[2] >= DOOR_WIDTH + 2 * DOOR_END_MARGIN:
+                found.add((a.index, b.index))
+    return found
+
+
+def test_doors_are_a_breadth_first_tree_from_the_hub() -> None:
+    # sif-v6 (issue 40): every room hangs off the hub along the fewest doors its walls allow, without loops
+    for house in HOUSES:
+        n, doors = len(house.rooms), {d.rooms for d in house.doors}
+        walls = _walls(house)
+        assert len(doors) == n - 1 and doors <= walls
+        by_doors = [_hops(n, doors, hub) for hub in range(n)]
+        assert all(h >= 0 for h in by_doors[0])  # connected: a tree
+        hub = max(range(n), key=lambda k: (sum(k in pair for pair in walls), house.rooms[k].rect.area))
+        assert by_doors[hub] == _hops(n, walls, hub)
 
 
 def test_same_seed_same_house_other_seed_other_house() -> None:

@@ -1,7 +1,7 @@
 """Seeded procedural floor plans: a footprint split into 9-14 rectangular rooms, doors, functions, colours.
 
-Rooms come from a binary space partition of the footprint; doors join adjacent rooms along a random
-spanning tree plus a few extra connections. Functions follow Table A.1: every house has a living room,
+Rooms come from a binary space partition of the footprint; doors join adjacent rooms along a breadth-first
+tree from a hub room (`place_doors`). Functions follow Table A.1: every house has a living room,
 a kitchen, a bedroom and a bathroom, and houses repeat functions (up to four bedrooms, three bathrooms),
 the source of ambiguity. Larger functions get larger rooms.
 
@@ -11,12 +11,11 @@ the evidence, `heedful.suites.household.world_stats` measures ours beside them):
 - 9-14 rooms (`house.MIN_ROOMS`, `MAX_ROOMS`): the paper's larger example houses map 8 and 9 rooms
   (Listings 2 and 4), and those repeat a function three times (toilets in rooms 5, 6, 7; beds in rooms
   1, 3, 4), which needs that many rooms and more besides the four base functions; hence `MAX_COPIES`.
-- `AREA_PER_ROOM` (28-42 m2 of footprint per room, walls and doorways included): sets the mean geodesic
-  leg between two rooms to about 100 forward steps of 0.17 m, the leg of Listing 1 (room 2 to room 0,
+- `AREA_PER_ROOM` (31-46 m2 of footprint per room, walls and doorways included): sets the mean geodesic
+  leg between two rooms to about 90-100 forward steps of 0.17 m, the leg of Listing 1 (room 2 to room 0,
   t = 24 -> 125); Listing 2's human walks 60 steps (4.8 m) inside one room, so rooms are several meters
   across (`MIN_SIDE`).
-- `EXTRA_DOOR_PROBABILITY` is our choice, not the paper's: few loops, so that routes between rooms run
-  through the door tree as in houses built around hallways.
+- `HUB_LAYOUT` (the door tree) is our choice, not the paper's; see its note.
 """
 
 from __future__ import annotations
@@ -33,8 +32,12 @@ MIN_SIDE = 3.0
 """Smallest room side in meters (bathrooms and dressing rooms get the small rooms)."""
 
 SNAP = 0.1
-AREA_PER_ROOM = (28.0, 42.0)
-"""Footprint area per room (m2), drawn once per house: room-to-room legs of ~100 steps (Listing 1)."""
+AREA_PER_ROOM = (31.0, 46.0)
+"""Footprint area per room (m2), drawn once per house: room-to-room legs of ~100 steps (Listing 1). Up to sif-v5
+28-42 m2; the hub layout (`HUB_LAYOUT`) shortens the legs (mean 86 steps on seeds 0 and 1 at 28-42 m2, against
+98 for sif-v5's chains), and 31-46 m2 brings part of that back. Chosen among 28-42, 31-46 and 34-50 by the
+controls on seeds 0 and 1 (docs/household-controls.md): at 28-42 commonsense lost only 10-12.5 SR points to PnP
+on ambiguous S_obj."""
 BASE_FUNCTIONS = ("living room", "kitchen", "bedroom", "bathroom")
 EXTRA_WEIGHTS: dict[str, float] = {
     "bedroom": 2.5,
@@ -54,7 +57,15 @@ Listings 2 and 4, so that an ambiguous phrase usually fits three rooms or more."
 REPEAT_PROBABILITY = 0.75
 """Chance that a house is forced to repeat a function when its random draw did not."""
 
-EXTRA_DOOR_PROBABILITY = 0.1
+HUB_LAYOUT = "breadth-first door tree from the hub"
+"""How doors join the rooms (household/sif-v6, issue 40): every room hangs off a hub room (the one with the most
+walls a door fits in) along the fewest doors, in branches, with no loops, as houses built around a hall. Up to
+sif-v5 the doors followed a random spanning tree plus a few extra doors (10%), which strings rooms into long chains:
+the walks to the rooms one phrase fits shared their way for many meters (the human's walk singled out its room
+among them after 130-155 steps on the median, never before it arrived in 27-30 of 80 ambiguous S_hum tasks), and
+a searcher blind to the words met the walking human in the rooms it passed through. With branches, the walks part
+where they leave the hub, a wrong room costs a way back to it, and fewer rooms lie on the human's way. The paper
+states no layout for its HSSD houses; the measured effect is in docs/household-controls.md."""
 DOOR_END_MARGIN = 0.3
 
 
@@ -114,36 +125,37 @@ def shared_wall(a: Rect, b: Rect) -> tuple[str, float, float, float] | None:
 
 
 def place_doors(rng: np.random.Generator, rects: list[Rect], door_width: float, thickness: float) -> list[DoorSpec]:
-    """Doors along a random spanning tree of the adjacency graph plus a few extra ones.
+    """Doors along a breadth-first tree from the hub: the room with the most walls a door fits in (the larger
+    on ties). Every room is joined by the fewest doors from the hub; which neighbour of the previous ring it
+    opens on is drawn at random. No loops (see the module's `HUB_LAYOUT` note).
 
     Raises:
         GenerationError: Some room cannot be connected (no shared wall long enough for a door).
     """
     need = door_width + 2 * DOOR_END_MARGIN
-    edges = []
+    walls: dict[tuple[int, int], tuple[str, float, float, float]] = {}
+    neighbours: dict[int, list[int]] = {k: [] for k in range(len(rects))}
     for i in range(len(rects)):
         for j in range(i + 1, len(rects)):
             wall = shared_wall(rects[i], rects[j])
             if wall is not None and wall[3] - wall[2] >= need:
-                edges.append((i, j, wall))
-    order = rng.permutation(len(edges))
-    parent = list(range(len(rects)))
-
-    def find(k: int) -> int:
-        while parent[k] != k:
-            parent[k] = parent[parent[k]]
-            k = parent[k]
-        return k
-
-    doors = []
-    for e in order:
-        i, j, wall = edges[int(e)]
-        joined = find(i) != find(j)
-        if joined:
-            parent[find(i)] = find(j)
-        if joined or rng.random() < EXTRA_DOOR_PROBABILITY:
-            doors.append(_door(rng, i, j, wall, door_width, thickness))
-    if len({find(k) for k in range(len(rects))}) != 1:
+                walls[(i, j)] = wall
+                neighbours[i].append(j)
+                neighbours[j].append(i)
+    hub = max(range(len(rects)), key=lambda k: (len(neighbours[k]), rects[k].area))
+    joined, ring, doors = {hub}, [hub], []
+    while ring:
+        after = []
+        for room in ring:
+            for k in rng.permutation(len(neighbours[room])):
+                other = neighbours[room][int(k)]
+                if other not in joined:
+                    joined.add(other)
+                    after.append(other)
+                    i, j = min(room, other), max(room, other)
+                    doors.append(_door(rng, i, j, walls[(i, j)], door_width, thickness))
+        ring = [after[int(k)] for k in rng.permutation(len(after))]
+    if len(joined) != len(rects):
         raise GenerationError("the rooms of this floor plan cannot all be joined by doors")
     return sorted(doors, key=lambda d: d.rooms)
 
