@@ -139,8 +139,13 @@ def train(
     device: str = "cpu",
     progress: Callable[[int, int], None] | None = None,
     log: Callable[[str], None] = lambda _: None,
+    map_frames: bool = True,
 ) -> dict[str, Any]:
     """Train `config.policy` on the demos under `demos` into `out` (resuming from its newest checkpoint).
+
+    An image policy's frames are memory-mapped from a file in `out` (`map_frames`; its name is removed at once and
+    its disk space freed when training ends), so the frames of the full camera set need not fit in memory; the
+    batches are the same as with the frames in memory (`map_frames=False`).
 
     Returns the summary written to `out/config.json` under "result".
 
@@ -170,6 +175,8 @@ def train(
         per_task=config.per_task,
         cameras=config.cameras if image_policy else (),
         image_size=config.image_size,
+        # memory-mapped from a nameless file in `out`: the full camera set trains on a machine with less memory
+        frames_dir=out if map_frames else None,
     )
     embeddings = InstructionEmbedder(config.language).embed(samples.instructions)
     train_rows, val_rows = _split(samples, config.val_fraction, config.seed)
