@@ -54,10 +54,15 @@ class RecordingController:
     """Moves down and closes the gripper, then holds; keeps every instruction and prompt it was given."""
 
     name = "recording-controller"
+    privileged = True
 
     def __init__(self) -> None:
         self.instructions: list[str] = []
         self.prompts: list[tuple[int, str]] = []
+        self.trials: list[TabletopTrial | None] = []
+
+    def begin_trial(self, trial: TabletopTrial | None, seed: int) -> None:
+        self.trials.append(trial)
 
     def reset(self) -> None:
         pass
@@ -82,6 +87,11 @@ def test_a_controller_gets_the_new_words_at_the_switch_step() -> None:
     assert set(before) == {trial.task.instruction}
     assert after[0] == (step, trial.switch.to.instruction)  # type: ignore[union-attr]  # the chunk was cut there
     assert record.scores["switched"] == 1.0 and record.scores["complete"] == 0.0
+    first, announced = agent.trials  # the switch is told when it comes, never before
+    assert first is not None and first.switch is None and trial.switch is not None
+    assert trial.switch.to.instruction not in first.model_dump_json() and trial.switch.to.task not in str(first)
+    assert announced is not None and announced.switch is not None and announced.switch.made_at == step
+    assert announced.switch.to.instruction == trial.switch.to.instruction
 
 
 def test_without_a_switch_the_trial_is_unchanged() -> None:
