@@ -43,7 +43,7 @@ from heedful.suites.tabletop.arms import ground_other, shown_task
 from heedful.suites.tabletop.model import Layout, TabletopTrial
 from heedful.suites.tabletop.observation import observe
 from heedful.suites.tabletop.perturb import perturb
-from heedful.suites.tabletop.runtime import HorizonReachedError, TrialRuntime
+from heedful.suites.tabletop.runtime import HorizonReachedError, SwitchReachedError, TrialRuntime
 from heedful.suites.tabletop.scoring import TrialScore, score_trajectory
 from heedful.suites.tabletop.skillcalls import SkillCallError, execute, parse_call
 from heedful.suites.tabletop.switching import Switcher
@@ -193,10 +193,16 @@ def _plan(
             task = switcher.new_task
             continue
         start = rt.steps
+        if switcher is not None and switcher.pending:
+            rt.interrupt = lambda: switcher.comes_now(rt)
         try:
             result = execute(call, rt.skills)
         except HorizonReachedError:
             result = SkillResult(call.skill, False, "the horizon was reached during the skill", rt.steps - start)
+        except SwitchReachedError:
+            result = SkillResult(call.skill, False, "cut short: the instruction changed", rt.steps - start)
+        finally:
+            rt.interrupt = None
         results.append(result)
         texts.append(call.text())
         run.calls.append({"call": call.text(), "ok": result.success, "reason": result.reason, "start": start})

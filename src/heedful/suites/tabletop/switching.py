@@ -3,12 +3,12 @@
 The new task is another task of the same scene and layout (the substitute `--instruction other` would show, see
 `heedful.suites.tabletop.arms.others`), grounded in the trial's layout. When the switch comes:
 
-- `at=FRACTION`: at control step S = max(1, floor(FRACTION x horizon)). A controller's chunk is cut at S; a planner
-  gets the new words at its first skill call that starts at or after S (a skill under way finishes first); a planner
-  that answers `done` before S holds still until S and is asked again.
-- `after-first-choice`: right after the first control step at which an object is held between both fingers (a
-  controller's chunk is cut there; a planner gets the new words at its next call); a planner that answers `done`
-  before it held anything is switched at once.
+- `at=FRACTION`: at control step S = max(1, floor(FRACTION x horizon));
+- `after-first-choice`: right after the first control step at which an object is held between both fingers.
+
+The switch comes at that step for every agent: a controller's chunk is cut there, and so is a planner's skill in
+flight (its call is recorded as failed, "cut short: the instruction changed"); the agent is asked at once. A planner
+that answers `done` before the switch holds still until S (`at`) or is switched at once (first choice).
 
 At the switch a controller gets `set_instruction(new words)` and the new words as `obs["prompt"]` from then on (it is
 not reset); a privileged controller is also handed the trial again through `begin_trial`, now carrying the switch
@@ -85,6 +85,13 @@ class Switcher:
         if target is not None:
             return rt.steps >= target
         return rt.recorder.first_held_row() is not None
+
+    def comes_now(self, rt: TrialRuntime) -> bool:
+        """Whether the switch comes after the step just made (checked step by step inside a planner's skill)."""
+        target = self.target
+        if target is not None:
+            return rt.steps >= target
+        return rt.sim.held_object() is not None
 
     def make(self, rt: TrialRuntime, calls: int = 0) -> None:
         self.step, self.calls_before = rt.steps, calls
