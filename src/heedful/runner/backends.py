@@ -24,7 +24,8 @@ from heedful.records import Record
 from heedful.runner.episode import agent_concurrency, fit_agent
 from heedful.runner.ray_options import RayOptions
 from heedful.runner.rollouts import Work, rollouts
-from heedful.runner.worker import episode_chunks, init_worker, run_chunk, worker_setup
+from heedful.runner.worker import WorkerCounter, episode_chunks, init_worker, run_chunk, worker_setup
+from heedful.sims.gl_devices import renderer_since, renderers_built, use_egl_device
 
 
 def execute(work: Work, workers: int, ray: RayOptions | None = None) -> Generator[list[Record], None, None]:
@@ -45,29 +46,40 @@ def execute(work: Work, workers: int, ray: RayOptions | None = None) -> Generato
 def _serial(work: Work) -> Generator[list[Record], None, None]:
     if not work.todo:
         return
+    use_egl_device(work.egl_devices, 0)  # this process is worker 0
+    built = renderers_built()  # an earlier run in this process may have rendered: only this run's count
     fit_agent(work.agent, work.train)
     for record in rollouts(work.suite, work.agent, work.todo, work.spec, agent_concurrency(work.agent), work.batch):
+        renderer = renderer_since(built)
+        if renderer is not None:
+            work.renderers[0] = renderer
         yield [record]
 
 
 def _pool(work: Work, workers: int) -> Generator[list[Record], None, None]:
     setup = worker_setup(work)
     chunks = episode_chunks(work.todo, workers, work.batch)
+    context = multiprocessing.get_context("spawn")
     executor = ProcessPoolExecutor(
         max_workers=min(workers, len(chunks)),
-        mp_context=multiprocessing.get_context("spawn"),
+        mp_context=context,
         initializer=init_worker,
-        initargs=(setup,),
+        initargs=(setup, WorkerCounter(context)),  # numbers the workers as they start (their EGL device)
     )
     clean = False
     try:
-        yield from _drain(executor, chunks, window=2 * workers)
+        yield from _drain(executor, chunks, window=2 * workers, renderers=work.renderers)
         clean = True
     finally:
         _stop(executor, clean)
 
 
-def _drain(executor: ProcessPoolExecutor, chunks: list[list[tuple[int, str]]], window: int) -> Iterator[list[Record]]:
+def _drain(
+    executor: ProcessPoolExecutor,
+    chunks: list[list[tuple[int, str]]],
+    window: int,
+    renderers: dict[int, dict[str, Any]],
+) -> Iterator[list[Record]]:
     # A bounded window of tasks in flight keeps memory flat and lets an interrupt cancel little.
     queue = iter(chunks)
     pending: set[Future[dict[str, Any]]] = set()
@@ -77,7 +89,7 @@ def _drain(executor: ProcessPoolExecutor, chunks: list[list[tuple[int, str]]], w
         if not pending:
             return
         done, pending = wait(pending, return_when=FIRST_COMPLETED)
-        results = [_outcome(future) for future in done]
+        results = [_outcome(future, renderers) for future in done]
         # Store every finished chunk before reporting a failed one.
         yield from (batch for batch in results if isinstance(batch, list))
         for failure in results:
@@ -85,7 +97,7 @@ def _drain(executor: ProcessPoolExecutor, chunks: list[list[tuple[int, str]]], w
                 raise failure
 
 
-def _outcome(future: Future[dict[str, Any]]) -> list[Record] | RunError:
+def _outcome(future: Future[dict[str, Any]], renderers: dict[int, dict[str, Any]]) -> list[Record] | RunError:
     try:
         result = future.result()
     except BrokenProcessPool as broken:
@@ -98,7 +110,14 @@ def _outcome(future: Future[dict[str, Any]]) -> list[Record] | RunError:
         return error
     if "error" in result:
         return RunError(f"a worker process failed:\n{result['error']}")
+    note_renderer_of(result, renderers)
     return [Record.model_validate_json(text) for text in result["records"]]
+
+
+def note_renderer_of(result: dict[str, Any], renderers: dict[int, dict[str, Any]]) -> None:
+    """Keep the renderer a worker's chunk result reports (`run_chunk`), under the worker's index."""
+    if result.get("renderer") is not None:
+        renderers[int(result["worker"])] = dict(result["renderer"])
 
 
 def _stop(executor: ProcessPoolExecutor, clean: bool) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from heedful.records import Record
@@ -20,7 +20,9 @@ class Work:
     """What a backend runs.
 
     `todo` holds (dataset index, episode) pairs; `train` is what a Fittable agent fits on; `batch` is how many
-    episodes of one worker step in lockstep on one batched policy call (see `heedful.runner.lockstep`).
+    episodes of one worker step in lockstep on one batched policy call (see `heedful.runner.lockstep`);
+    `egl_devices` are the EGL devices worker i renders on (device i mod N; `heedful.sims.gl_devices`), and the
+    backend fills `renderers` with what each worker that rendered reported (worker index -> renderer).
     """
 
     spec: RunSpec
@@ -29,6 +31,8 @@ class Work:
     train: Sequence[Any]
     todo: Sequence[tuple[int, Any]]
     batch: int = 1
+    egl_devices: tuple[int, ...] = ()
+    renderers: dict[int, dict[str, Any]] = field(default_factory=dict)
 
 
 def rollouts(
