@@ -1,0 +1,62 @@
+"""The re-instruction table of one run under `--reinstruct` (`heedful.language.reinstruct`).
+
+Per group (all, then each level / task type, as the language-dependence table): the scored episodes, how many the
+switch reached (`switched`), the new task's success from the switch on (the record's main score: `correct`), how many
+kept the old task (met it at the end, not yet at the switch) and how many had met it already at the switch, each a
+share of the scored episodes with its Wilson interval. Pure functions of records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from heedful.language.reinstruct import KEPT_OLD, OLD_DONE, SWITCHED
+from heedful.metrics.arms import GROUP_KEY, Interval, _ci, _groups, _in_group, _pct, _rate
+from heedful.records import Record
+
+
+@dataclass(frozen=True)
+class SwitchRow:
+    """One group of a re-instructed run."""
+
+    group: str
+    n: int
+    switched: float | None
+    success: float | None
+    success_ci: Interval
+    kept_old: float | None
+    kept_old_ci: Interval
+    old_done: float | None
+
+
+def switch_rows(suite: str, records: Sequence[Record]) -> list[SwitchRow]:
+    """The table's rows, `all` first (records without switch scores are left out)."""
+    key = GROUP_KEY.get(suite)
+    scored = [r for r in records if r.status.scored and SWITCHED in r.scores]
+    rows = []
+    for group in _groups(scored, key):
+        mine = [r for r in scored if _in_group(r, key, group)]
+        switched, _ = _rate(mine, [r.scores[SWITCHED] == 1.0 for r in mine])
+        success, success_ci = _rate(mine, [bool(r.correct) for r in mine])
+        kept, kept_ci = _rate(mine, [r.scores.get(KEPT_OLD) == 1.0 for r in mine])
+        done, _ = _rate(mine, [r.scores.get(OLD_DONE) == 1.0 for r in mine])
+        rows.append(SwitchRow(group, len(mine), switched, success, success_ci, kept, kept_ci, done))
+    return rows
+
+
+def render_switch_table(rows: Sequence[SwitchRow], rule: str) -> str:
+    """The table as terminal text (values in %)."""
+    lines = [
+        f"Re-instruction ({rule}): the new task scored from the switch on; kept the old task: met at the end, not yet "
+        "at the switch (values in %, Wilson 95% intervals, episodes as independent)",
+        "",
+        f"{'group':<14} {'n':>5} {'switched':>9}  {'new task [95% CI]':<22} {'kept old task [95% CI]':<24} "
+        f"{'old done at switch':>18}",
+    ]
+    for row in rows:
+        lines.append(
+            f"{row.group:<14} {row.n:>5} {_pct(row.switched):>9}  {_pct(row.success) + _ci(row.success_ci):<22} "
+            f"{_pct(row.kept_old) + _ci(row.kept_old_ci):<24} {_pct(row.old_done):>18}"
+        )
+    return "\n".join(lines)
