@@ -12,7 +12,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from heedful.language.reinstruct import KEPT_OLD, OLD_DONE, SWITCHED
-from heedful.metrics.arms import GROUP_KEY, Interval, _ci, _groups, _in_group, _pct, _rate
+from heedful.metrics.arms import (
+    GROUP_KEY,
+    Interval,
+    arm_groups,
+    in_group,
+    interval_text,
+    percent_text,
+    rate_with_interval,
+)
 from heedful.records import Record
 
 
@@ -35,12 +43,12 @@ def switch_rows(suite: str, records: Sequence[Record]) -> list[SwitchRow]:
     key = GROUP_KEY.get(suite)
     scored = [r for r in records if r.status.scored and SWITCHED in r.scores]
     rows = []
-    for group in _groups(scored, key):
-        mine = [r for r in scored if _in_group(r, key, group)]
-        switched, _ = _rate(mine, [r.scores[SWITCHED] == 1.0 for r in mine])
-        success, success_ci = _rate(mine, [bool(r.correct) for r in mine])
-        kept, kept_ci = _rate(mine, [r.scores.get(KEPT_OLD) == 1.0 for r in mine])
-        done, _ = _rate(mine, [r.scores.get(OLD_DONE) == 1.0 for r in mine])
+    for group in arm_groups(scored, key):
+        mine = [r for r in scored if in_group(r, key, group)]
+        switched, _ = rate_with_interval(mine, [r.scores[SWITCHED] == 1.0 for r in mine])
+        success, success_ci = rate_with_interval(mine, [bool(r.correct) for r in mine])
+        kept, kept_ci = rate_with_interval(mine, [r.scores.get(KEPT_OLD) == 1.0 for r in mine])
+        done, _ = rate_with_interval(mine, [r.scores.get(OLD_DONE) == 1.0 for r in mine])
         rows.append(SwitchRow(group, len(mine), switched, success, success_ci, kept, kept_ci, done))
     return rows
 
@@ -55,8 +63,10 @@ def render_switch_table(rows: Sequence[SwitchRow], rule: str) -> str:
         f"{'old done at switch':>18}",
     ]
     for row in rows:
+        success = percent_text(row.success) + interval_text(row.success_ci)
+        kept = percent_text(row.kept_old) + interval_text(row.kept_old_ci)
         lines.append(
-            f"{row.group:<14} {row.n:>5} {_pct(row.switched):>9}  {_pct(row.success) + _ci(row.success_ci):<22} "
-            f"{_pct(row.kept_old) + _ci(row.kept_old_ci):<24} {_pct(row.old_done):>18}"
+            f"{row.group:<14} {row.n:>5} {percent_text(row.switched):>9}  {success:<22} {kept:<24} "
+            f"{percent_text(row.old_done):>18}"
         )
     return "\n".join(lines)

@@ -13,7 +13,7 @@ from typing import Any
 
 from heedful.errors import ConfigError
 from heedful.metrics.arms import SCORE_NAME, ArmRow
-from heedful.report.plot import _METADATA, _RC, PALETTE, figure_format, require_matplotlib
+from heedful.report.plot import FIGURE_METADATA, FIGURE_RC, PALETTE, figure_format, require_matplotlib
 
 
 def write_arms_figure(suite: str, rows: Sequence[ArmRow], out: Path, title: str) -> None:
@@ -24,10 +24,10 @@ def write_arms_figure(suite: str, rows: Sequence[ArmRow], out: Path, title: str)
     """
     fmt = figure_format(out)
     matplotlib = require_matplotlib()
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(FIGURE_RC):
         figure = build_arms_figure(suite, rows, title)
         out.parent.mkdir(parents=True, exist_ok=True)
-        figure.savefig(out, format=fmt, metadata=_METADATA[fmt], dpi=200)
+        figure.savefig(out, format=fmt, metadata=FIGURE_METADATA[fmt], dpi=200)
 
 
 def build_arms_figure(suite: str, rows: Sequence[ArmRow], title: str) -> Any:
