@@ -206,9 +206,11 @@ def run_name(manifest: Any, suite: Any) -> str:
 def _run_mode(suite: Any, options: dict[str, Any]) -> str:
     """How a run was shown its episodes, for titles: the suite's own label of its run options (decisions:
     masking and the condition; household: the perception condition), and the instruction arm when one was asked
-    for (`heedful.language.arms`)."""
+    for (`heedful.language.arms`), and a mid-episode re-instruction (`heedful.language.reinstruct`)."""
     arm = options.get("instruction")
-    return str(suite.run_label(options)) + (f" | instruction {arm}" if arm else "")
+    switch = options.get("reinstruct")
+    label = str(suite.run_label(options)) + (f" | instruction {arm}" if arm else "")
+    return label + (f" | re-instructed {switch}" if switch else "")
 
 
 def pairing_line(records_a: Sequence[Record], records_b: Sequence[Record]) -> str:

@@ -301,6 +301,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     agent_args = remote_agent_args(args, cls, args.agent, llm_agent_args(args, cls, args.agent, agent_args))
     shard = f"-shard{args.shard.replace('/', 'of')}" if args.shard else ""
     arm = f"-instruction-{given['instruction']}" if given.get("instruction") else ""
+    arm += f"-reinstruct-{str(given['reinstruct']).replace('=', '')}" if given.get("reinstruct") else ""
     tags = f"{args.run_tag(given)}{arm}{_agent_tag(agent_args)}"
     out = args.out or Path("runs") / f"{args.suite}-{args.agent}{tags}-seed{args.seed}{shard}"
     try:

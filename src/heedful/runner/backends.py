@@ -24,8 +24,8 @@ from heedful.records import Record
 from heedful.runner.episode import agent_concurrency, fit_agent
 from heedful.runner.ray_options import RayOptions
 from heedful.runner.rollouts import Work, rollouts
-from heedful.runner.worker import WorkerCounter, episode_chunks, init_worker, run_chunk, worker_setup
-from heedful.sims.gl_devices import renderer_since, renderers_built, use_egl_device
+from heedful.runner.worker import episode_chunks, init_worker, run_chunk, worker_setup
+from heedful.sims.gl_devices import WorkerCounter, renderer_since, renderers_built, use_egl_device
 
 
 def execute(work: Work, workers: int, ray: RayOptions | None = None) -> Generator[list[Record], None, None]:

@@ -30,6 +30,7 @@ from heedful.suites.household.model import HouseholdEpisode
 from heedful.suites.household.observation import HouseholdObservation, build_observation
 from heedful.suites.household.runtime import TaskEnv, ToolOutcome
 from heedful.suites.household.scoring import EpisodeScore, score
+from heedful.suites.household.switching import Switcher
 from heedful.suites.household.tools import check_available, parse_tool
 
 MAX_CALLS = 60
@@ -50,6 +51,9 @@ class EpisodeRun:
     ended_by: str = ""
     followed: dict[str, bool] = field(default_factory=dict)
     """`--instruction other`: whether the episode met the shown words' goal and its own (status not considered)."""
+    switch: dict[str, float] = field(default_factory=dict)
+    """`--reinstruct`: switched, kept_old_task, old_done_at_switch (`heedful.suites.household.switching`)."""
+    switch_step: int | None = None
 
     @property
     def outcomes(self) -> list[ToolOutcome]:
@@ -74,7 +78,10 @@ def run_episode(
     run = EpisodeRun(env=env, status=Status.OK, error=None)
     privileged = capabilities(agent).privileged
     memory: dict[str, Any] = {}  # the agent's per-episode scratch (see observation.py)
+    switcher = Switcher.of(episode, seed)
     for _ in range(max_calls):
+        if switcher is not None and switcher.due(env):
+            switcher.make(env)
         if _finished(env):
             break
         observation = build_observation(env, seed, privileged=privileged, memory=memory, scene=episode)
@@ -85,6 +92,9 @@ def run_episode(
         if parsed.call is None:
             run.status, run.error, run.ended_by = Status.PARSE_ERROR, parsed.reason, "parse_error"
             break
+        if parsed.call.name == "done" and switcher is not None and switcher.pending:
+            switcher.make(env)  # done before the switch: asked again with the new words
+            continue
         problem = check_available(env, parsed.call)
         if problem is not None:
             run.status, run.ended_by = Status.PARSE_ERROR, "parse_error"
@@ -95,6 +105,9 @@ def run_episode(
     run.score = score(env if env.episode is episode else replace(env, episode=episode))  # the episode's own goal
     if arm == "other":
         run.followed = {FOLLOWED_GIVEN: score(env).success, FOLLOWED_SCENE: run.score.success}
+    if switcher is not None:
+        run.score, run.switch = switcher.scores(env, run.score)
+        run.switch_step = switcher.step
     return run
 
 
