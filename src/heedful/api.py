@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from heedful.capabilities import capabilities
+from heedful.capabilities import Capabilities, capabilities
 from heedful.errors import ConfigError, DatasetError
+from heedful.protocols import AgentFactory
 from heedful.results import (
     compare,
     compare_text,
@@ -25,6 +26,10 @@ from heedful.results import (
     run_name,
 )
 from heedful.sampling import Order
+
+if TYPE_CHECKING:  # annotations only: importing the API starts no suite and no runner
+    from heedful.runner.run import RunResult
+    from heedful.suites.base import Suite
 
 __all__ = [
     "check_agent_inputs",
@@ -128,20 +133,26 @@ def evaluate(
     resources: str | dict[str, Any] | None = None,
     audit_stateless: int = 0,
     batch: int = 1,
-) -> Any:
+    resolved: tuple[Suite, AgentFactory] | None = None,
+) -> RunResult:
     """Evaluate `agent` on `suite` into the run directory `out` (see `heedful run --help`); `verify=False` loads a
     dataset whose files no longer match their recorded content hash (a deliberate edit). `backend="ray"` runs on
     `workers` Ray actors (`address`, `resources`: see `heedful.runner.run`). `audit_stateless=K` replays K episodes
     on a fresh agent in another order afterwards and records in the manifest whether any answer changed. `batch`
-    steps that many episodes of each worker in lockstep on one batched policy call (`heedful.runner.lockstep`)."""
+    steps that many episodes of each worker in lockstep on one batched policy call (`heedful.runner.lockstep`).
+    `resolved`: the suite and the agent class that `suite` and `agent` name, when the caller (the command line) has
+    looked them up already; the run then looks neither up again."""
     from heedful.agent_args import check_agent_args
     from heedful.agents.registry import agent_class
     from heedful.requirements import check_requirements
     from heedful.runner import RunSpec, run
     from heedful.suites.registry import get_suite
 
-    suite_obj = get_suite(suite)
-    agent_cls = agent_class(agent, suite)  # fail on an unknown agent before generating anything
+    if resolved is None:
+        suite_obj = get_suite(suite)
+        agent_cls = agent_class(agent, suite)  # fail on an unknown agent before generating anything
+    else:
+        suite_obj, agent_cls = resolved
     check_agent_args(agent, agent_cls, dict(agent_args or {}))  # and on its arguments' names and types
     options = dict(options or {})
     suite_obj.check_options(options)
@@ -157,7 +168,7 @@ def evaluate(
             f"agent {agent} is a {kind} agent; {suite} runs {' or '.join(suite_obj.agent_kinds)} agents "
             "(see heedful.protocols; `heedful check agent SUITE/NAME` checks one)"
         )
-    check_agent_inputs(agent_cls, agent, dict(agent_args or {}), suite_obj.required_inputs(options))
+    check_agent_inputs(declared, agent, dict(agent_args or {}), suite_obj.required_inputs(options))
     if limit is not None and limit < 1:
         raise ConfigError(f"--limit must be at least 1, got {limit}")
     if audit_stateless < 0:  # before the dataset is loaded (run() checks it again)
@@ -200,8 +211,9 @@ def evaluate(
     )
 
 
-def check_agent_inputs(agent_cls: Any, agent: str, agent_args: dict[str, Any], inputs: Sequence[str]) -> None:
-    """Fail before a run starts when the agent cannot read an input the run shows (e.g. an image).
+def check_agent_inputs(declared: Capabilities, agent: str, agent_args: dict[str, Any], inputs: Sequence[str]) -> None:
+    """Fail before a run starts when the agent (`declared`: its class's declarations) cannot read an input the run
+    shows (e.g. an image).
 
     An agent class may define `cannot_read(kind, agent_args) -> str | None`, the reason it cannot read that
     kind of input with those arguments; agents without it read or ignore every input.
@@ -209,7 +221,7 @@ def check_agent_inputs(agent_cls: Any, agent: str, agent_args: dict[str, Any], i
     Raises:
         ConfigError: naming the input and the agent's reason.
     """
-    cannot_read = capabilities(agent_cls).cannot_read
+    cannot_read = declared.cannot_read
     for kind in inputs:
         reason = cannot_read(kind, agent_args) if cannot_read is not None else None
         if reason:

@@ -107,7 +107,9 @@ class SuiteRunParser(Parser):
             self._completed = True
             from heedful.suites.registry import get_suite
 
-            self.add_suite_arguments(get_suite(self.suite_name))
+            suite = get_suite(self.suite_name)
+            self.add_suite_arguments(suite)
+            self.set_defaults(resolved_suite=suite)  # looked up once: `heedful run` hands it to api.evaluate
         return super().parse_known_args(args, namespace)
 
     def error(self, message: str) -> NoReturn:
@@ -319,6 +321,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             resources=args.resources,
             audit_stateless=args.audit_stateless,
             batch=args.batch,
+            resolved=(args.resolved_suite, cls),
         )
     except BudgetExceededError as exc:
         print(f"heedful: run {out} stopped: {exc}", file=sys.stderr)

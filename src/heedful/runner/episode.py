@@ -13,7 +13,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any
 
-from heedful.capabilities import capabilities
+from heedful.capabilities import Capabilities, capabilities
 from heedful.errors import AgentInterfaceError, AgentTimeoutError, BudgetExceededError, RunError
 from heedful.records import Record, Status
 from heedful.runner.manifest import RunSpec
@@ -48,20 +48,31 @@ def crash_message(exc: BaseException) -> str:
     return text
 
 
-def episode_context(spec: RunSpec, episode: Any, index: int, options: dict[str, Any] | None = None) -> RolloutContext:
+def episode_context(
+    spec: RunSpec,
+    episode: Any,
+    index: int,
+    options: dict[str, Any] | None = None,
+    declared: Capabilities | None = None,
+) -> RolloutContext:
     """The context of one episode of a run: its seed derived from the run's seed and its id (so its record does
-    not depend on the backend, the worker or the order), its index, and the run's options (or `options`)."""
+    not depend on the backend, the worker or the order), its index, the run's options (or `options`), and the
+    agent's declarations when the run read them already (`declared`)."""
     chosen = spec.options if options is None else options
-    return RolloutContext(seed=derive_seed(spec.seed, episode.episode_id), index=index, options=dict(chosen))
+    seed = derive_seed(spec.seed, episode.episode_id)
+    return RolloutContext(seed=seed, index=index, options=dict(chosen), declared=declared)
 
 
-def rollout_one(suite: Suite, agent: Any, episode: Any, index: int, spec: RunSpec) -> Record:
-    """Roll out one episode; agent failures and crashes become records with their own status.
+def rollout_one(
+    suite: Suite, agent: Any, episode: Any, index: int, spec: RunSpec, declared: Capabilities | None = None
+) -> Record:
+    """Roll out one episode; agent failures and crashes become records with their own status. `declared`: the
+    agent's declarations as the run read them (handed to the rollout in its context; None: the rollout reads them).
 
     Raises:
         RunError: the suite returned a record for another episode (a suite bug that would corrupt the run).
     """
-    context = episode_context(spec, episode, index)
+    context = episode_context(spec, episode, index, declared=declared)
     start = time.perf_counter()
     try:
         record = suite.rollout(episode, agent, context)

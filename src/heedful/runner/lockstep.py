@@ -43,9 +43,9 @@ from heedful.suites.base import Suite
 BatchPredict = Callable[[Sequence[dict[str, Any]]], Sequence[Any]]
 
 
-def check_batchable(agent: Any, batch: int) -> None:
-    """Refuse `batch` unless it is a positive integer and, above 1, the agent is a controller with `predict_batch`
-    and no per-trial hook (`begin_trial`) that batching would share between episodes.
+def check_batchable(declared: Capabilities, batch: int) -> None:
+    """Refuse `batch` unless it is a positive integer and, above 1, the agent (`declared`: its declarations) is a
+    controller with `predict_batch` and no per-trial hook (`begin_trial`) that batching would share between episodes.
 
     Raises:
         ConfigError: as above, naming what to change.
@@ -54,7 +54,6 @@ def check_batchable(agent: Any, batch: int) -> None:
         raise ConfigError(f"--batch must be a positive integer, got {batch!r}")
     if batch == 1:
         return
-    declared = capabilities(agent)
     if declared.kind != "controller" or declared.predict_batch is None:
         raise ConfigError(
             f"--batch {batch} needs a controller that declares predict_batch (bc, lerobot); agent "
@@ -210,17 +209,21 @@ class _Slot:
 
 
 def lockstep_rollouts(
-    suite: Suite, agent: Any, items: Iterator[tuple[int, Any]], spec: RunSpec, batch: int
+    suite: Suite,
+    agent: Any,
+    items: Iterator[tuple[int, Any]],
+    spec: RunSpec,
+    batch: int,
+    declared: Capabilities | None = None,
 ) -> Iterator[Record]:
     """Roll out (index, episode) pairs `batch` at a time in lockstep, yielding each record as it finishes (see the
     module docstring). Records are those of `rollouts.rollouts` for a controller keeping its promise.
 
     When a rollout raises (a budget stop, a suite bug), no new episode starts; those in flight finish and are
-    yielded, then the error is re-raised.
+    yielded, then the error is re-raised. `declared`: the agent's declarations as the run read them (None: read here).
     """
-
-    declared = capabilities(agent)
-    check_batchable(agent, batch)
+    declared = declared if declared is not None else capabilities(agent)
+    check_batchable(declared, batch)
     if declared.predict_batch is None:
         raise ConfigError(f"agent {declared.name!r} does not declare predict_batch")
     batcher = Batcher(declared.predict_batch)

@@ -6,19 +6,19 @@ import importlib
 import os
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from heedful.agents.registry import build_agent, make_agent
-from heedful.capabilities import capabilities
+from heedful.capabilities import Capabilities, capabilities
 from heedful.errors import BudgetExceededError, ConfigError, DatasetError, RunAbortedError, RunError
 from heedful.outcome import ABORT_AFTER
 from heedful.protocols import AgentFactory
 from heedful.records import Record, Status
-from heedful.runner.backends import execute
+from heedful.runner.backend import Backend, BackendFlags, Resources, make_backend
 from heedful.runner.commits import BatchedWriter, CommitPolicy
 from heedful.runner.lock import RunLock
 from heedful.runner.lockstep import check_batchable
@@ -30,7 +30,6 @@ from heedful.runner.manifest import (
     utc_now,
     write_manifest,
 )
-from heedful.runner.ray_options import RayOptions, backend_options
 from heedful.runner.resume import open_manifest
 from heedful.runner.rollouts import Work
 from heedful.runner.store import RunStore
@@ -46,13 +45,12 @@ SCORED = frozenset(s for s in Status if s.scored)
 
 @dataclass(frozen=True)
 class _Session:
-    """How one call of `run()` executes: worker processes, progress bar, which failures it retries, commits."""
+    """How one call of `run()` executes: its backend, progress bar, which failures it retries, commits."""
 
-    workers: int
+    backend: Backend
     progress: bool
     retry_failed: bool
     commit: CommitPolicy
-    ray: RayOptions | None
     chosen: tuple[int, ...]
     """Dataset positions the run covers (`selected_positions`, computed once)."""
     batch: int
@@ -91,7 +89,7 @@ def run(
     commit: CommitPolicy | None = None,
     backend: str = "local",
     address: str | None = None,
-    resources: str | Mapping[str, Any] | None = None,
+    resources: Resources | None = None,
     audit_stateless: int = 0,
     batch: int = 1,
     resolved: tuple[Suite, AgentFactory] | None = None,
@@ -117,8 +115,8 @@ def run(
             `episodes`. Pass the full dataset when `episodes` is one split of it.
         commit: When records are committed (default: every 64 records or 0.5 s; `commits.EACH_RECORD` for
             one transaction per record).
-        backend: "local" (this process, or `workers` local processes) or "ray" (`workers` actors on a Ray cluster,
-            see `heedful.runner.ray_backend`).
+        backend: The backend's registry name (`heedful.runner.backend`): "local" (this process, or `workers` local
+            processes) or "ray" (`workers` actors on a Ray cluster, see `heedful.runner.ray_backend`).
         address: The Ray cluster (`auto`, `HOST:PORT`, `ray://HOST:PORT`); None starts a local Ray instance.
         resources: What each Ray worker reserves, as JSON text or a mapping (`{"CPU": 1, "GPU": 0.25}`).
         audit_stateless: After the run, replay this many of its episodes on a fresh agent in another order, in this
@@ -151,7 +149,7 @@ def run(
         raise ConfigError(f"workers must be at least 1, got {workers}")
     if audit_stateless < 0:
         raise ConfigError(f"--audit-stateless takes a number of episodes (0 or more), got {audit_stateless}")
-    ray = backend_options(backend, address, resources)
+    chosen_backend = make_backend(backend, BackendFlags(workers, address, resources))
     run_dir = Path(run_dir)
     # `resolved`: the suite and agent class the caller (heedful.api.evaluate) already looked up by these names
     suite = get_suite(spec.suite) if resolved is None else resolved[0]
@@ -162,33 +160,39 @@ def run(
             if resolved is None
             else build_agent(resolved[1], spec.agent, spec.agent_args)
         )
+        declared: Capabilities | None = None
         try:
             declared = capabilities(agent)
-            check_batchable(agent, batch)
-            if (workers > 1 or ray is not None) and declared.has_budget:
+            check_batchable(declared, batch)
+            if not chosen_backend.in_this_process and declared.has_budget:
                 raise ConfigError(
                     "a budget (--max-cost / --max-requests) is enforced in one process: run with --workers 1 and "
                     "without --backend ray (use --concurrency N to keep several requests in flight)"
                 )
-            _check_training(agent, _training(suite, agent, episodes if train is None else train), episodes)
+            fit_on = suite.training_episodes(episodes if train is None else train) if declared.fittable else []
+            _check_training(declared, fit_on, episodes)
             _make_run_dir(run_dir)
             with RunLock(run_dir), sigterm_as_interrupt():
                 manifest = open_manifest(spec, run_dir, resume, declared.description(), workers, declared.session_args)
+                # read again after `description()`, which connects a remote agent: what it declares (privileged) may
+                # depend on the server; the run hands this reading down to every rollout
+                declared = capabilities(agent)
                 chosen = tuple(selected_positions(spec, suite, episodes))
-                planned = len(chosen)
-                where = "local" if ray is None else f"ray ({ray.address or 'a local instance'})"
-                # read after `description()`, which connects a remote agent: its declaration may depend on the server
-                privileged = capabilities(agent).privileged
-                update = {"planned": planned, "available": len(episodes), "backend": where, "privileged": privileged}
+                update = {
+                    "planned": len(chosen),
+                    "available": len(episodes),
+                    "backend": chosen_backend.where(),
+                    "privileged": declared.privileged,
+                }
                 manifest = manifest.model_copy(update=update)
                 write_manifest(run_dir, manifest)  # a killed run still says how much it set out to do
-                session = _Session(workers, progress, retry_failed, commit or CommitPolicy(), ray, chosen, batch)
-                result = _run_session(spec, suite, agent, episodes, train, run_dir, manifest, session)
+                session = _Session(chosen_backend, progress, retry_failed, commit or CommitPolicy(), chosen, batch)
+                result = _run_session(spec, suite, agent, declared, episodes, fit_on, run_dir, manifest, session)
                 if audit_stateless:
                     result = _audit_stateless(spec, suite, episodes, train, result, audit_stateless)
                 return result
         finally:
-            close = capabilities(agent).close
+            close = declared.close if declared is not None else None
             if close is not None:
                 close()
 
@@ -197,8 +201,9 @@ def _run_session(
     spec: RunSpec,
     suite: Suite,
     agent: Any,
+    declared: Capabilities,
     episodes: Sequence[Any],
-    train: Sequence[Any] | None,
+    fit_on: Sequence[Any],
     run_dir: Path,
     manifest: RunManifest,
     session: _Session,
@@ -210,29 +215,28 @@ def _run_session(
         try:
             todo = _todo(session.chosen, episodes, store, session.retry_failed)
             todo = run_order(todo, spec.seed) if suite.run_order == "shuffled" else todo
-            _charge_previous_usage(agent, store)
-            fit_on = _training(suite, agent, episodes if train is None else train)
-            work = Work(spec, suite, agent, fit_on, todo, session.batch)
+            _charge_previous_usage(declared, store)
+            work = Work(spec, suite, agent, declared, fit_on, todo, session.batch)
             writer = BatchedWriter(store, manifest.run_identity, session.commit)
-            newly_run = _execute(work, session.workers, writer, session.progress, generated, session.ray)
+            newly_run = _execute(work, session.backend, writer, session.progress, generated)
         except BudgetExceededError as exc:
-            manifest = _with_server_counts(manifest, agent)
+            manifest = _with_server_counts(manifest, declared)
             _finish_after_error(exc, run_dir, manifest, store, "stopped", started, reason=str(exc))
             raise
         except KeyboardInterrupt as exc:
-            manifest = _with_server_counts(manifest, agent)
+            manifest = _with_server_counts(manifest, declared)
             _finish_after_error(exc, run_dir, manifest, store, "interrupted", started)
             raise
         except RunAbortedError as exc:
             _finish_after_error(exc, run_dir, manifest, store, "stopped", started, reason=str(exc))
             raise
         except BaseException as exc:
-            manifest = _with_server_counts(manifest, agent)
+            manifest = _with_server_counts(manifest, declared)
             _finish_after_error(exc, run_dir, manifest, store, "failed", started, reason=_one_line(exc))
             raise
         if generated.tokens:
             manifest = manifest.model_copy(update={"generation": generated.summary()})
-        manifest = _finish(run_dir, _with_server_counts(manifest, agent), store, "finished", started)
+        manifest = _finish(run_dir, _with_server_counts(manifest, declared), store, "finished", started)
     return RunResult(run_dir=run_dir, manifest=manifest, counts=dict(manifest.counts), newly_run=newly_run)
 
 
@@ -260,9 +264,9 @@ def run_order(todo: Sequence[tuple[int, Any]], seed: int) -> list[tuple[int, Any
     return [todo[int(i)] for i in order]
 
 
-def _with_server_counts(manifest: RunManifest, agent: Any) -> RunManifest:
+def _with_server_counts(manifest: RunManifest, declared: Capabilities) -> RunManifest:
     """The manifest with a pool's per-server counts (answered, failed, out of rotation), when the agent has them."""
-    counts = capabilities(agent).server_counts
+    counts = declared.server_counts
     try:
         servers = counts() if counts is not None else None
     except Exception:  # the counts never hide how the run ended
@@ -293,8 +297,8 @@ def _workers_in_env(workers: int) -> Iterator[None]:
             os.environ[WORKERS_ENV] = previous
 
 
-def _charge_previous_usage(agent: Any, store: RunStore) -> None:
-    charge = capabilities(agent).charge_previous_usage
+def _charge_previous_usage(declared: Capabilities, store: RunStore) -> None:
+    charge = declared.charge_previous_usage
     if charge is None:
         return
     totals: dict[str, int] = {}
@@ -323,14 +327,10 @@ def _check_episodes(spec: RunSpec, suite: Suite, episodes: Sequence[Any]) -> Non
         )
 
 
-def _training(suite: Suite, agent: Any, dataset: Sequence[Any]) -> Sequence[Any]:
-    return suite.training_episodes(dataset) if capabilities(agent).fittable else []
-
-
-def _check_training(agent: Any, train: Sequence[Any], evaluation: Sequence[Any]) -> None:
+def _check_training(declared: Capabilities, train: Sequence[Any], evaluation: Sequence[Any]) -> None:
     """Let a fitted agent refuse the run before anything is written (`check_training(train, evaluation)`
     raises a ConfigError: an empty train split, or evaluation on its own training episodes)."""
-    check = capabilities(agent).check_training
+    check = declared.check_training
     if check is not None:
         check(train, evaluation)
 
@@ -395,18 +395,11 @@ class _Generated:
         return {"completion_tokens": self.tokens, "wall_s": round(self.wall_s, 3), "tokens_per_s": round(rate, 2)}
 
 
-def _execute(
-    work: Work,
-    workers: int,
-    writer: BatchedWriter,
-    progress: bool,
-    generated: _Generated,
-    ray: RayOptions | None = None,
-) -> int:
-    """Run the work, committing its records (marked with the run's identity) in batches, the pending ones on every
-    exit; return how many were run."""
+def _execute(work: Work, backend: Backend, writer: BatchedWriter, progress: bool, generated: _Generated) -> int:
+    """Run the work on `backend`, committing its records (marked with the run's identity) in batches, the pending
+    ones on every exit; return how many were run."""
     bar = _progress_bar(len(work.todo), progress, work.spec.suite)
-    batches = execute(work, workers, ray)
+    batches = backend.execute(work)
     failed = 0
     started = time.monotonic()
     watch = _CrashWatch(ABORT_AFTER if len(work.todo) >= ABORT_AFTER else 0)

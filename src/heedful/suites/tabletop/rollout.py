@@ -84,6 +84,7 @@ def run_trial(
     video_dir: str | None = None,
     max_calls: int = MAX_CALLS,
     arm: Arm = "given",
+    declared: Capabilities | None = None,
 ) -> TrialRun:
     """Roll one trial out with `agent` and score it.
 
@@ -95,6 +96,7 @@ def run_trial(
         max_calls: The most skill calls a planner may make.
         arm: The words the agent is given (`heedful.suites.tabletop.arms`); the trial is scored on its own task,
             and under `other` also on the substitute's (`run.followed`).
+        declared: The agent's declarations as the run read them (None: read here).
     """
     task = trial.task
     run = TrialRun(layout=trial_layout(trial))
@@ -103,7 +105,7 @@ def run_trial(
         shown = shown_task(task, arm, seed, trial.other, run.layout)
         seen = trial.model_copy(update={"task": shown, "other": None, "episode_id": f"{shown.task}/t{trial.trial}"})
     cameras = (VIDEO_CAMERA,) if video_dir else ()
-    declared = capabilities(agent)
+    declared = declared if declared is not None else capabilities(agent)
     # A controller trained on smaller images sees them rendered at that size (so does the video, then).
     size = declared.image_size if declared.kind == "controller" else None
     render = RenderConfig(width=size, height=size) if size is not None else None
