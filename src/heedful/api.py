@@ -53,7 +53,7 @@ __all__ = [
 
 
 def load_or_generate(
-    suite: Any, dataset: Path | None, seed: int, progress: bool = False, *, verify: bool = True
+    suite: Suite, dataset: Path | None, seed: int, progress: bool = False, *, verify: bool = True
 ) -> tuple[Sequence[Any], str]:
     """The suite's episodes from `dataset` (its content hash checked unless `verify` is False), or its default
     dataset for `seed` (generated once into the dataset cache, `heedful.dataset_cache`, then loaded from it);
@@ -100,7 +100,7 @@ def check_shard(shard: str | None) -> None:
         raise ConfigError(f"--shard must look like I/N with 1 <= I <= N (e.g. 2/4), got {shard!r}")
 
 
-def select(suite: Any, episodes: Sequence[Any], split: str) -> Sequence[Any]:
+def select(suite: Suite, episodes: Sequence[Any], split: str) -> Sequence[Any]:
     """Episodes of one of the suite's splits ("all" keeps every episode, in dataset order, as given: a cached
     dataset stays lazy, see `heedful.suites.lazy_episodes`)."""
     if split not in suite.splits:
@@ -228,7 +228,7 @@ def check_agent_inputs(declared: Capabilities, agent: str, agent_args: dict[str,
             raise ConfigError(f"agent {agent} cannot read the {kind} input this run shows: {reason}")
 
 
-def image_renderer(suite: Any, *, size: int = 448) -> Callable[..., list[Any]]:
+def image_renderer(suite: Suite, *, size: int = 448) -> Callable[..., list[Any]]:
     """`render(episodes, out, progress=None)`: writes the suite's images into `out` and returns the episodes
     that name them (decisions: the visual subset); `progress(1, total)` is called per image.
 

@@ -94,7 +94,7 @@ def report_text(
 
 
 class _Report(NamedTuple):
-    suite: Any
+    suite: Suite
     manifest: Any
     rows: list[MetricRow]
     title: str
@@ -190,7 +190,7 @@ def plot(runs: Sequence[RunLike], out: Path | str, *, resamples: int = 10_000, s
     return out
 
 
-def _coverage(suite: Any, manifest: Any, n: int) -> str:
+def _coverage(suite: Suite, manifest: Any, n: int) -> str:
     """ "N records", or "partial: N of M planned" for a run that has not covered what it set out to; and what a
     --limit left out."""
     planned, available = manifest.planned, manifest.available
@@ -224,7 +224,7 @@ def _run_line(run_dir: Path | str, manifest: Any, records: Sequence[Record], sui
     return f"{run_dir} | agent {agent}{flag_suffix(manifest)}{_run_mode(suite, spec.options)} | {len(records)} records"
 
 
-def run_name(manifest: Any, suite: Any) -> str:
+def run_name(manifest: Any, suite: Suite) -> str:
     """The agent of a run as legends and captions name it: its name, its model, its flags, how the run showed the
     episodes (e.g. "llm SmolLM2-135M (masked)", "oracle [privileged: not a language agent]")."""
     model = manifest.agent.get("model")
@@ -234,7 +234,7 @@ def run_name(manifest: Any, suite: Any) -> str:
     return f"{agent} ({', '.join(mode)})" if mode else agent
 
 
-def _run_mode(suite: Any, options: dict[str, Any]) -> str:
+def _run_mode(suite: Suite, options: dict[str, Any]) -> str:
     """How a run was shown its episodes, for titles: the suite's own label of its run options (decisions:
     masking and the condition; household: the perception condition), and the instruction arm when one was asked
     for (`heedful.language.arms`)."""

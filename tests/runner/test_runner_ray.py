@@ -24,7 +24,8 @@ from heedful.cli import main
 from heedful.errors import RunError
 from heedful.runner import load_run, ray_backend, run
 from heedful.runner.ray_backend import MAX_TRIES
-from heedful.runner.ray_options import RayBackend, RayOptions
+from heedful.runner.ray_options import RayOptions
+from heedful.runner.ray_run import RayBackend
 from heedful.runner.rollouts import Work
 from heedful.suites.registry import get_suite
 

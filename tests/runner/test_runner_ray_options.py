@@ -14,7 +14,8 @@ from heedful.errors import ConfigError, MissingDependencyError, RunError
 from heedful.runner import run
 from heedful.runner.backend import BackendFlags, make_backend
 from heedful.runner.backends import LocalBackend
-from heedful.runner.ray_options import RayBackend, RayOptions, parse_resources
+from heedful.runner.ray_options import RayOptions, parse_resources
+from heedful.runner.ray_run import RayBackend
 
 pytestmark = pytest.mark.usefixtures("toy")
 

@@ -10,7 +10,7 @@ import argparse
 import re
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from heedful.cli.command_table import command_help
 from heedful.cli.common import LazyProgress, add_max_errors, suite_arg
@@ -18,6 +18,9 @@ from heedful.cli.llm_args import add_llm_args, llm_agent_args
 from heedful.cli.parser import CliUsageError, Parser, key_values
 from heedful.cli.remote_args import add_remote_args, pooled_agent, remote_agent_args
 from heedful.cli.suite_flags import add_suite_flags, suite_options
+
+if TYPE_CHECKING:
+    from heedful.suites.base import Suite
 
 # --- generate
 
@@ -123,7 +126,7 @@ class SuiteRunParser(Parser):
             )
         super().error(message)
 
-    def add_suite_arguments(self, suite: Any) -> None:
+    def add_suite_arguments(self, suite: Suite) -> None:
         """The suite's `--split` choices and its run-option flags (ConfigError when a flag cannot be built)."""
         # a split also selects its parts, as api.select does (household: val = val_seen + val_unseen)
         parts = {s: [p for p in suite.splits if p.startswith(f"{s}_")] for s in suite.splits}

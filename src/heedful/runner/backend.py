@@ -6,7 +6,7 @@ directory is touched. The run then asks it where it runs (for the manifest), whe
 process (a budget is enforced in one process only), and to execute the work: batches of records as they finish,
 never touching the store. Every backend rolls episodes out through `heedful.runner.rollouts`, so a record is the
 same on each. Built in: `local` (this process, or a pool of `--workers` spawned processes,
-`heedful.runner.backends`) and `ray` (`--workers` actors on a Ray cluster, `heedful.runner.ray_options`);
+`heedful.runner.backends`) and `ray` (`--workers` actors on a Ray cluster, `heedful.runner.ray_run`);
 third parties add one through the `heedful.backends` entry-point group.
 """
 
@@ -77,7 +77,7 @@ BACKENDS: Registry[BackendFactory] = Registry(
     group="heedful.backends",
     builtins={
         "local": "heedful.runner.backends:LocalBackend.from_flags",
-        "ray": "heedful.runner.ray_options:RayBackend.from_flags",
+        "ray": "heedful.runner.ray_run:RayBackend.from_flags",
     },
 )
 

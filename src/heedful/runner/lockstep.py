@@ -35,10 +35,11 @@ import numpy as np
 
 from heedful.capabilities import Capabilities, capabilities
 from heedful.errors import AgentInterfaceError, ConfigError
+from heedful.protocols import Agent
 from heedful.records import Record
 from heedful.runner.episode import bounded_in_flight, rollout_one
 from heedful.runner.manifest import RunSpec
-from heedful.suites.base import Suite
+from heedful.suites.base import Episode, Suite
 
 BatchPredict = Callable[[Sequence[dict[str, Any]]], Sequence[Any]]
 
@@ -210,8 +211,8 @@ class _Slot:
 
 def lockstep_rollouts(
     suite: Suite,
-    agent: Any,
-    items: Iterator[tuple[int, Any]],
+    agent: Agent,
+    items: Iterator[tuple[int, Episode]],
     spec: RunSpec,
     batch: int,
     declared: Capabilities | None = None,
@@ -229,7 +230,7 @@ def lockstep_rollouts(
     batcher = Batcher(declared.predict_batch)
     turn = threading.Lock()  # held by the one episode stepping its simulator (see the module docstring)
 
-    def one(index: int, episode: Any) -> Record:
+    def one(index: int, episode: Episode) -> Record:
         try:
             with turn:
                 return rollout_one(suite, _Slot(batcher, declared, agent, turn), episode, index, spec)
@@ -242,7 +243,7 @@ def lockstep_rollouts(
 
     executor = ThreadPoolExecutor(max_workers=batch, thread_name_prefix="heedful-lockstep")
 
-    def submit(item: tuple[int, Any]) -> Future[Record]:
+    def submit(item: tuple[int, Episode]) -> Future[Record]:
         batcher.enter()
         future = executor.submit(one, item[0], item[1])
         future.add_done_callback(left_if_cancelled)

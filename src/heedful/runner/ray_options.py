@@ -1,24 +1,19 @@
-"""The `ray` backend (`heedful.runner.backend`): its options, parsed and checked before the run directory is touched.
+"""The options of the `ray` backend (`heedful.runner.ray_run`), parsed and checked before the run directory is touched.
 
-The backend runs on a Ray cluster (`heedful.runner.ray_backend`). This module never imports ray, so a bad flag, a
-missing install or an unreachable address is one typed error before anything is written.
+The backend runs on a Ray cluster (`heedful.runner.ray_backend`). This module never imports ray, so a bad flag or an
+unreachable address is one typed error before anything is written.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import socket
-from collections.abc import Generator, Mapping
-from contextlib import AbstractContextManager
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from heedful.errors import ConfigError, MissingDependencyError, RunError
-from heedful.records import Record
-from heedful.runner.backend import BackendFlags
-from heedful.runner.rollouts import Work
+from heedful.errors import ConfigError, RunError
 
 INSTALL_HINT = "pip install 'heedful[ray]'"
 CONNECT_TIMEOUT_S = 5.0
@@ -52,61 +47,6 @@ class RayOptions:
         if custom:
             options["resources"] = custom
         return options
-
-
-@dataclass(frozen=True)
-class RayBackend:
-    """`workers` actors on a Ray cluster (`heedful.runner.ray_backend`, which alone imports ray)."""
-
-    workers: int
-    options: RayOptions
-
-    @classmethod
-    def from_flags(cls, flags: BackendFlags) -> RayBackend:
-        """Parse and check `--address` and `--resources` (ray is found, not imported).
-
-        Raises:
-            ConfigError: a malformed address or resources, or custom resources for a Ray instance heedful would
-                start itself.
-            MissingDependencyError: ray is not installed, or a `ray://` address without Ray's client.
-            RunError: `address` names a cluster that does not answer.
-        """
-        address, resources = flags.address, flags.resources
-        if importlib.util.find_spec("ray") is None:
-            raise MissingDependencyError(f"--backend ray needs ray: {INSTALL_HINT}")
-        parsed = parse_resources(resources)
-        if address is not None and address.startswith("ray://") and importlib.util.find_spec("grpc") is None:
-            raise MissingDependencyError(
-                f"--address {address} connects through Ray's client, which needs grpcio: pip install 'ray[client]' "
-                "(or pass the head's GCS address, HOST:6379, from a machine of the cluster)"
-            )
-        if address is not None:
-            check_reachable(address)
-        elif set(parsed) - {"CPU", "GPU"}:
-            raise ConfigError(
-                f"--resources {json.dumps(parsed)} names custom resources, which only a cluster started with them "
-                "has; start one (`ray start --head --resources '{...}'`) and pass --address"
-            )
-        return cls(flags.workers, RayOptions(address=address, resources=parsed))
-
-    @property
-    def in_this_process(self) -> bool:
-        return False
-
-    def where(self) -> str:
-        return f"ray ({self.options.address or 'a local instance'})"
-
-    def execute(self, work: Work) -> Generator[list[Record], None, None]:
-        """Run `work` on the actors, yielding records in batches as chunks finish (see `ray_backend.ray_execute`)."""
-        from heedful.runner.ray_backend import ray_execute  # imports ray: only for runs that ask for it
-
-        return ray_execute(work, self.workers, self.options)
-
-    def session(self) -> AbstractContextManager[None]:
-        """Connect (or start a local Ray instance) for the whole block (`ray_backend.ray_session`)."""
-        from heedful.runner.ray_backend import ray_session
-
-        return ray_session(self.options, self.workers)
 
 
 def parse_resources(resources: str | Mapping[str, Any] | None) -> dict[str, float]:

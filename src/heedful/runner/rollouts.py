@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
 
 from heedful.capabilities import Capabilities
+from heedful.protocols import Agent
 from heedful.records import Record
 from heedful.runner.episode import bounded_in_flight, rollout_one
 from heedful.runner.lockstep import lockstep_rollouts
 from heedful.runner.manifest import RunSpec
-from heedful.suites.base import Suite
+from heedful.suites.base import Episode, Suite
 
 
 @dataclass(frozen=True)
@@ -27,17 +27,17 @@ class Work:
 
     spec: RunSpec
     suite: Suite
-    agent: Any
+    agent: Agent
     declared: Capabilities
-    train: Sequence[Any]
-    todo: Sequence[tuple[int, Any]]
+    train: Sequence[Episode]
+    todo: Sequence[tuple[int, Episode]]
     batch: int = 1
 
 
 def rollouts(
     suite: Suite,
-    agent: Any,
-    items: Iterable[tuple[int, Any]],
+    agent: Agent,
+    items: Iterable[tuple[int, Episode]],
     spec: RunSpec,
     concurrency: int = 1,
     batch: int = 1,
@@ -65,15 +65,15 @@ def rollouts(
 
 def _threaded(
     suite: Suite,
-    agent: Any,
-    queue: Iterator[tuple[int, Any]],
+    agent: Agent,
+    queue: Iterator[tuple[int, Episode]],
     spec: RunSpec,
     concurrency: int,
     declared: Capabilities | None,
 ) -> Iterator[Record]:
     executor = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="heedful-rollout")
 
-    def submit(item: tuple[int, Any]) -> Future[Record]:
+    def submit(item: tuple[int, Episode]) -> Future[Record]:
         return executor.submit(rollout_one, suite, agent, item[1], item[0], spec, declared)
 
     yield from bounded_in_flight(executor, queue, concurrency, submit)

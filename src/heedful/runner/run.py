@@ -16,7 +16,7 @@ from heedful.agents.registry import build_agent, make_agent
 from heedful.capabilities import Capabilities, capabilities
 from heedful.errors import BudgetExceededError, ConfigError, DatasetError, RunAbortedError, RunError
 from heedful.outcome import ABORT_AFTER
-from heedful.protocols import AgentFactory
+from heedful.protocols import Agent, AgentFactory
 from heedful.records import Record, Status
 from heedful.runner.backend import Backend, BackendFlags, Resources, make_backend
 from heedful.runner.commits import BatchedWriter, CommitPolicy
@@ -36,7 +36,7 @@ from heedful.runner.store import RunStore
 from heedful.sampling import sample_positions
 from heedful.seeding import derive_rng
 from heedful.signals import sigterm_as_interrupt
-from heedful.suites.base import Suite
+from heedful.suites.base import Episode, Suite
 from heedful.suites.lazy_episodes import episode_ids, sample_units
 from heedful.suites.registry import get_suite
 
@@ -78,14 +78,14 @@ class _Bar(Protocol):
 
 def run(
     spec: RunSpec,
-    episodes: Sequence[Any],
+    episodes: Sequence[Episode],
     run_dir: Path,
     *,
     workers: int = 1,
     resume: bool = False,
     progress: bool = True,
     retry_failed: bool = True,
-    train: Sequence[Any] | None = None,
+    train: Sequence[Episode] | None = None,
     commit: CommitPolicy | None = None,
     backend: str = "local",
     address: str | None = None,
@@ -200,10 +200,10 @@ def run(
 def _run_session(
     spec: RunSpec,
     suite: Suite,
-    agent: Any,
+    agent: Agent,
     declared: Capabilities,
-    episodes: Sequence[Any],
-    fit_on: Sequence[Any],
+    episodes: Sequence[Episode],
+    fit_on: Sequence[Episode],
     run_dir: Path,
     manifest: RunManifest,
     session: _Session,
@@ -241,7 +241,7 @@ def _run_session(
 
 
 def _audit_stateless(
-    spec: RunSpec, suite: Suite, episodes: Sequence[Any], train: Sequence[Any] | None, result: RunResult, k: int
+    spec: RunSpec, suite: Suite, episodes: Sequence[Episode], train: Sequence[Episode] | None, result: RunResult, k: int
 ) -> RunResult:
     """Replay k of the run's episodes on a fresh agent in another order and record what changed in the manifest."""
     from heedful.runner.stateless import audit
@@ -255,7 +255,7 @@ def _audit_stateless(
     return RunResult(run_dir=result.run_dir, manifest=manifest, counts=result.counts, newly_run=result.newly_run)
 
 
-def run_order(todo: Sequence[tuple[int, Any]], seed: int) -> list[tuple[int, Any]]:
+def run_order(todo: Sequence[tuple[int, Episode]], seed: int) -> list[tuple[int, Episode]]:
     """The order a run rolls its episodes out in: a shuffle seeded by the run seed, so that a family's instances
     (neighbours in the dataset) do not run next to each other, in one process or in one worker's chunk, and an
     agent cannot tell from the order which episodes belong together. Records do not depend on it: each episode's
@@ -308,7 +308,7 @@ def _charge_previous_usage(declared: Capabilities, store: RunStore) -> None:
     charge(totals)
 
 
-def _check_episodes(spec: RunSpec, suite: Suite, episodes: Sequence[Any]) -> None:
+def _check_episodes(spec: RunSpec, suite: Suite, episodes: Sequence[Episode]) -> None:
     if suite.version != spec.suite_version:
         raise ConfigError(
             f"the spec names suite version {spec.suite_version!r} but suite {spec.suite!r} is "
@@ -327,7 +327,7 @@ def _check_episodes(spec: RunSpec, suite: Suite, episodes: Sequence[Any]) -> Non
         )
 
 
-def _check_training(declared: Capabilities, train: Sequence[Any], evaluation: Sequence[Any]) -> None:
+def _check_training(declared: Capabilities, train: Sequence[Episode], evaluation: Sequence[Episode]) -> None:
     """Let a fitted agent refuse the run before anything is written (`check_training(train, evaluation)`
     raises a ConfigError: an empty train split, or evaluation on its own training episodes)."""
     check = declared.check_training
@@ -344,7 +344,7 @@ def _make_run_dir(run_dir: Path) -> None:
         raise RunError(f"cannot create run directory {run_dir}: {err.strerror}; choose another --out") from err
 
 
-def selected_positions(spec: RunSpec, suite: Suite, episodes: Sequence[Any]) -> list[int]:
+def selected_positions(spec: RunSpec, suite: Suite, episodes: Sequence[Episode]) -> list[int]:
     """Dataset positions of the episodes the run covers: all, the first `limit`, or a stratified sample of them;
     of those, with a shard I/N, the I-th of every N sampling units."""
     stratified = spec.limit is not None and spec.limit < len(episodes) and spec.order != "file"
@@ -368,7 +368,9 @@ def shard_positions(chosen: Sequence[int], units: Sequence[Any], shard: tuple[in
     return [pos for pos in chosen if unit_of.get(pos, pos) % count == index - 1]
 
 
-def _todo(chosen: Sequence[int], episodes: Sequence[Any], store: RunStore, retry_failed: bool) -> list[tuple[int, Any]]:
+def _todo(
+    chosen: Sequence[int], episodes: Sequence[Episode], store: RunStore, retry_failed: bool
+) -> list[tuple[int, Episode]]:
     """(index, episode) pairs of the chosen episodes that still need a record."""
     done = store.done_ids(SCORED if retry_failed else set(Status)) - store.unreadable_ids()
     return [(index, episodes[index]) for index in chosen if episodes[index].episode_id not in done]

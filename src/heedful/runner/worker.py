@@ -17,10 +17,11 @@ from typing import Any
 from heedful.agents.registry import AGENTS, agent_class, import_first_from, make_agent, user_dirs
 from heedful.capabilities import Capabilities, capabilities
 from heedful.errors import HeedfulError, RunError
+from heedful.protocols import Agent
 from heedful.requirements import check_requirements
 from heedful.runner.manifest import RunSpec
 from heedful.runner.rollouts import Work, rollouts
-from heedful.suites.base import Suite
+from heedful.suites.base import Episode, Suite
 from heedful.suites.registry import SUITES, get_suite
 
 CHUNK_SIZE = 8
@@ -61,7 +62,7 @@ def worker_setup(work: Work) -> dict[str, Any]:
     }
 
 
-def episode_chunks(todo: Sequence[tuple[int, Any]], workers: int, batch: int = 1) -> list[list[tuple[int, str]]]:
+def episode_chunks(todo: Sequence[tuple[int, Episode]], workers: int, batch: int = 1) -> list[list[tuple[int, str]]]:
     # Lockstep needs a chunk of at least `batch` episodes (twice that keeps the batch full as episodes end), but
     # never so large that some workers get nothing.
     size = max(1, min(max(CHUNK_SIZE, 2 * batch), math.ceil(len(todo) / workers)))
@@ -73,7 +74,7 @@ def episode_chunks(todo: Sequence[tuple[int, Any]], workers: int, batch: int = 1
 class _WorkerState:
     spec: RunSpec
     suite: Suite
-    agent: Any
+    agent: Agent
     declared: Capabilities
     batch: int
 

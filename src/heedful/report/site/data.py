@@ -13,6 +13,7 @@ from heedful.records import PROMPT, Record
 
 if TYPE_CHECKING:
     from heedful.results import ReadRun
+    from heedful.suites.base import Suite
 
 MAIN_SCORES = ("spl", "execution", "score", "success")
 """The per-episode score the episode list shows, the first a record holds (else correctness)."""
@@ -98,7 +99,7 @@ def episode_entries(run_dir: Path, manifest: Any, records: list[Record]) -> list
     return [_entry(suite, r, lines, prompts.get(r.episode_id)) for r in records]
 
 
-def _entry(suite: Any, record: Record, lines: dict[str, Any], prompt: str | None) -> dict[str, Any]:
+def _entry(suite: Suite, record: Record, lines: dict[str, Any], prompt: str | None) -> dict[str, Any]:
     line = lines.get(record.episode_id) or lines.get(record.keys.get("task", ""))
     instruction = record.inputs.get("instruction")
     task, observation = None, []
@@ -141,7 +142,7 @@ def _main_value(record: Record, main: str | None) -> float | None:
     return None if record.correct is None else float(record.correct)
 
 
-def _dataset_lines(suite: Any, source: str) -> dict[str, Any]:
+def _dataset_lines(suite: Suite, source: str) -> dict[str, Any]:
     """The run's dataset episodes by id, or nothing when the dataset is not here (the page then shows less)."""
     from heedful.dataset_cache import GENERATED, source_episodes
 
