@@ -35,6 +35,9 @@ if TYPE_CHECKING:  # for annotations only: this module imports no other heedful 
 
 AgentKind = Literal["controller", "planner", "decision", "unknown"]
 
+AGENT_KINDS: tuple[AgentKind, ...] = ("decision", "planner", "controller")
+"""The kinds of agent a suite may run (`Suite.agent_kinds`), listed here only."""
+
 
 def _declared(agent: object, name: str, default: Any) -> Any:
     """A declared attribute; on an agent class, a property (set per instance) reads as the default."""

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from heedful.cli.command_table import command_help
-from heedful.cli.common import LazyProgress, add_max_errors, suite_arg
+from heedful.cli.common import BackendNames, LazyProgress, add_max_errors, suite_arg
 from heedful.cli.llm_args import add_llm_args, llm_agent_args
 from heedful.cli.parser import CliUsageError, Parser, key_values
 from heedful.cli.remote_args import add_remote_args, pooled_agent, remote_agent_args
@@ -235,7 +235,7 @@ def add_run_arguments(p: Any) -> None:
     )
     p.add_argument(
         "--backend",
-        choices=["local", "ray"],
+        choices=BackendNames(),  # the registry's names, read lazily
         default="local",
         help="where episodes run: local (this process, or --workers processes) or ray (--workers actors on a Ray "
         "cluster; pip install 'heedful[ray]')",

@@ -72,14 +72,13 @@ class BackendFactory(Protocol):
     def __call__(self, flags: BackendFlags) -> Backend: ...
 
 
-BACKENDS: Registry[BackendFactory] = Registry(
-    kind="backend",
-    group="heedful.backends",
-    builtins={
-        "local": "heedful.runner.backends:LocalBackend.from_flags",
-        "ray": "heedful.runner.ray_run:RayBackend.from_flags",
-    },
-)
+BUILTIN_BACKENDS = {
+    "local": "heedful.runner.backends:LocalBackend.from_flags",
+    "ray": "heedful.runner.ray_run:RayBackend.from_flags",
+}
+"""The built-in backends' factories, by `module:attr` (nothing is imported to list them)."""
+
+BACKENDS: Registry[BackendFactory] = Registry(kind="backend", group="heedful.backends", builtins=BUILTIN_BACKENDS)
 
 
 def make_backend(name: str, flags: BackendFlags | None = None) -> Backend:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from heedful.capabilities import Capabilities, capabilities
+from heedful.capabilities import AGENT_KINDS, Capabilities, capabilities
 from heedful.errors import ConfigError
 from heedful.metrics.layouts import FigureLayout, PaperTable
 from heedful.metrics.rows import MetricRow
@@ -235,7 +235,7 @@ class SuiteBase:
     has_images = False
     run_options: type[RunOptions] = RunOptions
     splits: tuple[str, ...] = ("all",)
-    agent_kinds: tuple[str, ...] = ("decision", "planner", "controller")
+    agent_kinds: tuple[str, ...] = AGENT_KINDS
     check_config: dict[str, Any] = {}  # noqa: RUF012 - read only (heedful.conformance copies it)
     run_order: Literal["shuffled", "dataset"] = "shuffled"
 
