@@ -26,6 +26,7 @@ from heedful.results import (
     run_name,
 )
 from heedful.sampling import Order
+from heedful.sims.gl_devices import check_egl_devices, parse_egl_devices
 
 if TYPE_CHECKING:  # annotations only: importing the API starts no suite and no runner
     from heedful.runner.run import RunResult
@@ -133,6 +134,7 @@ def evaluate(
     resources: str | dict[str, Any] | None = None,
     audit_stateless: int = 0,
     batch: int = 1,
+    egl_devices: str | Sequence[int] | None = None,
     resolved: tuple[Suite, AgentFactory] | None = None,
 ) -> RunResult:
     """Evaluate `agent` on `suite` into the run directory `out` (see `heedful run --help`); `verify=False` loads a
@@ -140,8 +142,9 @@ def evaluate(
     `workers` Ray actors (`address`, `resources`: see `heedful.runner.run`). `audit_stateless=K` replays K episodes
     on a fresh agent in another order afterwards and records in the manifest whether any answer changed. `batch`
     steps that many episodes of each worker in lockstep on one batched policy call (`heedful.runner.lockstep`).
-    `resolved`: the suite and the agent class that `suite` and `agent` name, when the caller (the command line) has
-    looked them up already; the run then looks neither up again."""
+    `egl_devices` ("0,1,2,3") renders worker i on EGL device i mod N (`heedful.sims.gl_devices`; None reads
+    HEEDFUL_EGL_DEVICES). `resolved`: the suite and the agent class that `suite` and `agent` name, when the caller
+    (the command line) has looked them up already; the run then looks neither up again."""
     from heedful.agent_args import check_agent_args
     from heedful.agents.registry import agent_class
     from heedful.requirements import check_requirements
@@ -176,6 +179,8 @@ def evaluate(
     if order not in ("stratified", "file"):
         raise ConfigError(f"--order must be stratified or file, got {order!r}")
     check_shard(shard)
+    if backend == "local":  # a missing EGL device fails before a dataset is generated (Ray actors check their own)
+        check_egl_devices(parse_egl_devices(egl_devices))
     episodes, source = load_or_generate(suite_obj, dataset, seed, progress, verify=verify)
     chosen = select(suite_obj, episodes, split)
     chosen = suite_obj.episodes_for_run(chosen, options)  # tabletop: the trials of the chosen tasks
@@ -207,6 +212,7 @@ def evaluate(
         resources=resources,
         audit_stateless=audit_stateless,
         batch=batch,
+        egl_devices=egl_devices,
         resolved=(suite_obj, agent_cls),  # looked up once, above
     )
 

@@ -20,6 +20,10 @@ class UnknownDeclarationError(ConfigError):
     misspelling such as `concurency = 4`, which would otherwise be silently ignored)."""
 
 
+class RenderDeviceError(ConfigError):
+    """An EGL device a run was told to render on (--egl-devices) does not exist, or cannot be chosen here."""
+
+
 class DatasetError(HeedfulError):
     """A dataset file is missing, malformed or inconsistent."""
 

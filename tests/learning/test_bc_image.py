@@ -70,8 +70,12 @@ def test_a_shift_moves_every_camera_of_a_sample_by_the_same_offset_within_the_pa
     assert torch.equal(random_shift(images, 0, torch.Generator()), images)
 
 
-def test_every_step_has_its_frames_at_the_input_size(camera_demos: Path) -> None:
+def test_every_step_has_its_frames_at_the_input_size(camera_demos: Path, tmp_path: Path) -> None:
     samples = read_demos(camera_demos, 4, cameras=("wrist", "agentview"), image_size=16)
+    mapped = read_demos(camera_demos, 4, cameras=("wrist", "agentview"), image_size=16, frames_dir=tmp_path / "f")
+    assert isinstance(mapped.images, np.memmap) and np.array_equal(mapped.images, samples.images)
+    assert list((tmp_path / "f").iterdir()) == []  # the mapped file has no name left: nothing to clean up
+    assert torch.equal(torch.from_numpy(mapped.images)[[5, 1]], torch.from_numpy(samples.images)[[5, 1]])
     assert samples.images is not None and samples.recorded_size == RECORDED
     assert samples.images.shape == (len(samples), 2, 16, 16, 3)
     with h5py.File(camera_demos / f"{LABELS[0]}_demo.hdf5", "r") as f:

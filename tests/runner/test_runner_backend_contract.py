@@ -29,6 +29,7 @@ class OneByOne:
 
     workers: int = 1
     in_this_process = True
+    on_this_machine = True
 
     @classmethod
     def from_flags(cls, flags: BackendFlags) -> OneByOne:

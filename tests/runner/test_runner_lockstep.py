@@ -124,7 +124,7 @@ def test_tabletop_records_in_lockstep_are_the_unbatched_runs(stepwise: str, tmp_
     }
     evaluate(out=tmp_path / "one", **common)
     evaluate(out=tmp_path / "batch", batch=3, **common)
-    evaluate(out=tmp_path / "pool", batch=2, workers=2, **common)
+    evaluate(out=tmp_path / "pool", batch=2, workers=2, egl_devices="0", **common)
     one = _bodies(tmp_path / "one")
     statuses = [r["status"] for r in one]
     assert statuses.count(Status.CRASHED) == 2 and statuses.count(Status.OK) == 3  # the "red ball" trials
@@ -134,6 +134,11 @@ def test_tabletop_records_in_lockstep_are_the_unbatched_runs(stepwise: str, tmp_
     assert _bodies(tmp_path / "batch") == one and _bodies(tmp_path / "pool") == one
     batched = load_run(tmp_path / "batch")[1]
     assert max(r.timing.get("predict_batch_mean", 0) for r in batched) > 1.5  # the trials did share calls
+    # the manifest names the renderer: this process's (serial), each pool worker's on the device it was given
+    (serial,) = load_run(tmp_path / "one")[0].renderers or []
+    assert serial["workers"] == [0] and serial["renderer"] and serial["platform"] == os.environ["MUJOCO_GL"]
+    (pooled,) = load_run(tmp_path / "pool")[0].renderers or []
+    assert pooled["egl_device"] == 0 and set(pooled["workers"]) <= {0, 1} and pooled["renderer"] == serial["renderer"]
 
 
 @pytest.mark.render

@@ -245,9 +245,11 @@ def test_tabletop_records_in_lockstep_on_ray_are_the_unbatched_runs(
         "progress": False,
     }
     evaluate(out=tmp_path / "serial", **common)
-    evaluate(out=tmp_path / "ray", batch=3, backend="ray", **common)
+    evaluate(out=tmp_path / "ray", batch=3, backend="ray", egl_devices="0", **common)
     serial = bodies(tmp_path / "serial")
     assert len(serial) == 3 and bodies(tmp_path / "ray") == serial
+    (renderer,) = load_run(tmp_path / "ray")[0].renderers or []  # the actors rendered on the device given
+    assert renderer["egl_device"] == 0 and renderer["workers"] and renderer["renderer"]
     assert (
         '"crashed"' in serial[0]
         and max(r.timing.get("predict_batch_mean", 0) for r in load_run(tmp_path / "ray")[1]) > 1

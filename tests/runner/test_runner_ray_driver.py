@@ -47,7 +47,7 @@ class ScriptedActor:
     sent: list[list[tuple[int, str]]] = field(default_factory=list)
 
     def handle(self) -> SimpleNamespace:
-        def start(setup: list[Any]) -> ScriptedRef:
+        def start(setup: list[Any], index: int) -> ScriptedRef:
             self.starts += 1
             return ScriptedRef({"pid": 1, "node_id": "n"})
 
@@ -60,7 +60,7 @@ class ScriptedActor:
 
 def test_a_chunk_sent_to_a_restarted_actor_before_its_set_up_is_sent_again_after_it() -> None:
     actor = ScriptedActor(answers=[{RESTARTED: True}, {"records": []}])
-    work = SimpleNamespace(todo=[(0, "{}")])
+    work = SimpleNamespace(todo=[(0, "{}")], renderers={})
     driver = _Driver(ScriptedRay(), work, [actor.handle()], setup_ref=object())  # type: ignore[arg-type]
     assert list(driver.run([_Chunk([(0, "{}")])])) == []  # no RunError: the chunk ran once the actor was set up
     assert actor.starts == 2 and actor.sent == [[(0, "{}")], [(0, "{}")]]
@@ -74,7 +74,7 @@ def test_chunks_lost_together_in_one_death_are_charged_nothing_and_sent_again_on
     died = ActorError("the actor died")
     actor = ScriptedActor(answers=[died, died, {"records": []}, {"records": []}])
     a, b = [(0, "a")], [(1, "b")]
-    driver = _Driver(ScriptedRay(), SimpleNamespace(todo=[*a, *b]), [actor.handle()], setup_ref=object())  # type: ignore[arg-type]
+    driver = _Driver(ScriptedRay(), SimpleNamespace(todo=[*a, *b], renderers={}), [actor.handle()], setup_ref=object())  # type: ignore[arg-type]
     assert list(driver.run([_Chunk(a), _Chunk(b)])) == []  # nothing recorded as crashed: who died is not known
     assert actor.sent[:2] == [a, b] and sorted(actor.sent[2:]) == [a, b] and actor.starts == 2
 
@@ -83,6 +83,6 @@ def test_a_chunk_that_dies_alone_is_split_into_single_episodes_each_sent_alone()
     died = ActorError("the actor died")
     actor = ScriptedActor(answers=[died, {"records": []}, {"records": []}])
     chunk = [(0, "a"), (1, "b")]
-    driver = _Driver(ScriptedRay(), SimpleNamespace(todo=chunk), [actor.handle()], setup_ref=object())  # type: ignore[arg-type]
+    driver = _Driver(ScriptedRay(), SimpleNamespace(todo=chunk, renderers={}), [actor.handle()], setup_ref=object())  # type: ignore[arg-type]
     assert list(driver.run([_Chunk(chunk)])) == []
     assert actor.sent == [chunk, [(0, "a")], [(1, "b")]]

@@ -234,6 +234,12 @@ def add_run_arguments(p: Any) -> None:
         "controller with predict_batch, e.g. bc; the records are those of an unbatched run)",
     )
     p.add_argument(
+        "--egl-devices",
+        metavar="0,1,...",
+        help="with MUJOCO_GL=egl: render worker i (Ray actor i) on EGL device i mod N, e.g. 0,1,2,3 on a 4-GPU node "
+        "(default: HEEDFUL_EGL_DEVICES, else MuJoCo's choice); the manifest records each worker's renderer",
+    )
+    p.add_argument(
         "--backend",
         choices=BackendNames(),  # the registry's names, read lazily
         default="local",
@@ -324,6 +330,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             resources=args.resources,
             audit_stateless=args.audit_stateless,
             batch=args.batch,
+            egl_devices=args.egl_devices,
             resolved=(args.resolved_suite, cls),
         )
     except BudgetExceededError as exc:

@@ -5,15 +5,21 @@ of its demo's instruction, the chunk of the next `horizon` expert actions and, f
 frames at the policy's input size (`heedful.learning.images`). Past a demo's last action the
 chunk continues with the idle action (no motion, the gripper as the last action left it): the expert's task is
 done there, and the policy sees the same idle target that evaluation wants of it until the horizon.
+
+Frames can be memory-mapped (`frames_dir`): they are written demo by demo to a file there and read back as a
+memory map, so a camera set larger than the machine's memory trains (the full 3,750-demo set at 64 px is about
+9.3 GB of frames); the operating system keeps the pages it can in its cache and drops the others.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 from numpy.typing import NDArray
@@ -135,27 +141,69 @@ def read_demos(
     cameras: tuple[str, ...] = (),
     image_size: int = 64,
     progress: Callable[[int, int], None] | None = None,
+    frames_dir: Path | None = None,
 ) -> DemoSamples:
     """All samples of the demos under `root` (only `tasks`, and the first `per_task` demos of each, if given),
-    with the frames of `cameras` at `image_size` pixels when cameras are named.
+    with the frames of `cameras` at `image_size` pixels when cameras are named: in memory, or with `frames_dir`
+    memory-mapped from a file there (removed from the directory at once: it lives as long as the array does).
 
     Raises:
         DatasetError: no files, a file that is not a heedful demo file, or a malformed demo (named).
     """
-    h5py = require_h5py()
     files = demo_files(root)
     if tasks is not None:
         files = [f for f in files if f.name.removesuffix("_demo.hdf5") in tasks]
         if not files:
             raise DatasetError(f"none of the tasks {sorted(tasks)} has a demo file in {root}")
+    images = _Frames(frames_dir if cameras else None)
+    recorded: set[int] = set()
+    try:
+        found = _read_files(files, horizon, per_task, cameras, image_size, progress, images, recorded)
+        states, chunks, instruction_ids, demo_ids, labels, instructions = found
+        if not states:
+            raise DatasetError(f"the demo files in {root} hold no complete demo")
+        if len(recorded) > 1:
+            raise DatasetError(f"the demos in {root} mix image sizes {sorted(recorded)}; record them all at one size")
+        frames = images.array() if cameras else None
+    finally:
+        images.close()  # on an error too: no file is left behind
+    return DemoSamples(
+        states=np.concatenate(states),
+        chunks=np.concatenate(chunks),
+        instruction_ids=np.concatenate(instruction_ids).astype(np.int64),
+        demo_ids=np.concatenate(demo_ids).astype(np.int64),
+        instructions=tuple(instructions),
+        tasks=tuple(labels),
+        files=len(files),
+        images=frames,
+        recorded_size=recorded.pop() if recorded else None,
+    )
+
+
+def _read_files(
+    files: list[Path],
+    horizon: int,
+    per_task: int | None,
+    cameras: tuple[str, ...],
+    image_size: int,
+    progress: Callable[[int, int], None] | None,
+    images: _Frames,
+    recorded: set[int],
+) -> tuple[
+    list[NDArray[np.float32]],
+    list[NDArray[np.float32]],
+    list[NDArray[np.int64]],
+    list[NDArray[np.int64]],
+    list[str],
+    dict[str, int],
+]:
+    h5py = require_h5py()
     states: list[NDArray[np.float32]] = []
     chunks: list[NDArray[np.float32]] = []
     instruction_ids: list[NDArray[np.int64]] = []
     demo_ids: list[NDArray[np.int64]] = []
     labels: list[str] = []
     instructions: dict[str, int] = {}
-    images: list[NDArray[np.uint8]] = []
-    recorded: set[int] = set()
     for path in files:
         try:
             handle = h5py.File(path, "r")
@@ -170,7 +218,7 @@ def read_demos(
                 s, c, text = _read_demo(data[name], f"{path}:{name}", horizon)
                 if cameras:
                     frames, size = _read_frames(data[name], f"{path}:{name}", cameras, image_size)
-                    images.append(frames)
+                    images.add(frames)
                     recorded.add(size)
                 index = instructions.setdefault(text, len(instructions))
                 states.append(s)
@@ -180,18 +228,45 @@ def read_demos(
                 labels.append(path.name.removesuffix("_demo.hdf5"))
         if progress is not None:
             progress(1, len(files))
-    if not states:
-        raise DatasetError(f"the demo files in {root} hold no complete demo")
-    if len(recorded) > 1:
-        raise DatasetError(f"the demos in {root} mix image sizes {sorted(recorded)}; record them all at one size")
-    return DemoSamples(
-        states=np.concatenate(states),
-        chunks=np.concatenate(chunks),
-        instruction_ids=np.concatenate(instruction_ids).astype(np.int64),
-        demo_ids=np.concatenate(demo_ids).astype(np.int64),
-        instructions=tuple(instructions),
-        tasks=tuple(labels),
-        files=len(files),
-        images=np.concatenate(images) if cameras else None,
-        recorded_size=recorded.pop() if recorded else None,
-    )
+    return states, chunks, instruction_ids, demo_ids, labels, instructions
+
+
+class _Frames:
+    """The frames of the demos read so far, in order: a list in memory, or a file in `directory` that `array`
+    maps (the file's name is removed at once; its pages stay until the map is dropped)."""
+
+    def __init__(self, directory: Path | None) -> None:
+        self._parts: list[NDArray[np.uint8]] = []
+        self._shape: tuple[int, ...] | None = None
+        self._steps = 0
+        self._file: BinaryIO | None = None
+        self._path: str | None = None
+        if directory is not None:
+            Path(directory).mkdir(parents=True, exist_ok=True)
+            fd, self._path = tempfile.mkstemp(dir=directory, prefix=".frames-", suffix=".u8")
+            self._file = os.fdopen(fd, "wb")
+
+    def add(self, frames: NDArray[np.uint8]) -> None:
+        self._shape = frames.shape[1:]
+        self._steps += len(frames)
+        if self._file is None:
+            self._parts.append(frames)
+        else:
+            self._file.write(np.ascontiguousarray(frames).tobytes())
+
+    def array(self) -> NDArray[np.uint8]:
+        if self._file is None:
+            return np.concatenate(self._parts)
+        assert self._path is not None and self._shape is not None  # a file, and at least one demo read into it
+        self._file.close()
+        mapped = np.memmap(self._path, dtype=np.uint8, mode="r+", shape=(self._steps, *self._shape))
+        self.close()
+        return mapped
+
+    def close(self) -> None:
+        """Remove the file's name (idempotent): a map made of it keeps its pages; without one, the file is gone."""
+        if self._file is not None:
+            self._file.close()
+        if self._path is not None:
+            Path(self._path).unlink(missing_ok=True)
+            self._path = None

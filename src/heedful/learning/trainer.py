@@ -139,8 +139,13 @@ def train(
     device: str = "cpu",
     progress: Callable[[int, int], None] | None = None,
     log: Callable[[str], None] = lambda _: None,
+    map_frames: bool = True,
 ) -> dict[str, Any]:
     """Train `config.policy` on the demos under `demos` into `out` (resuming from its newest checkpoint).
+
+    An image policy's frames are memory-mapped from a file in `out` (`map_frames`; its name is removed at once and
+    its disk space freed when training ends), so the frames of the full camera set need not fit in memory; the
+    batches are the same as with the frames in memory (`map_frames=False`).
 
     Returns the summary written to `out/config.json` under "result".
 
@@ -170,6 +175,8 @@ def train(
         per_task=config.per_task,
         cameras=config.cameras if image_policy else (),
         image_size=config.image_size,
+        # memory-mapped from a nameless file in `out`: the full camera set trains on a machine with less memory
+        frames_dir=out if map_frames else None,
     )
     embeddings = InstructionEmbedder(config.language).embed(samples.instructions)
     train_rows, val_rows = _split(samples, config.val_fraction, config.seed)
@@ -179,7 +186,8 @@ def train(
     model = build_model(asdict(config))
     inputs = _inputs(samples, image_policy)
     chunks = torch.from_numpy(samples.chunks)
-    language = torch.from_numpy(embeddings)[torch.from_numpy(samples.instruction_ids)]
+    # one embedding per instruction, gathered per batch: a copy per sample cost 1.5 KB each (0.6 GB for 3,750 demos)
+    table, instruction_ids = torch.from_numpy(embeddings), torch.from_numpy(samples.instruction_ids)
     fit_rows = torch.from_numpy(train_rows)
     standardised = inputs[-1][fit_rows]  # the state vector: object state, or an image policy's proprio
     model.set_statistics(
@@ -189,7 +197,9 @@ def train(
         chunks[fit_rows].reshape(-1, 7).std(0),
     )
     model.to(device)
-    inputs, chunks, language = _on_device((*inputs, chunks, language), device, log)
+    moved = _on_device((*inputs, chunks, instruction_ids, table), device, log)
+    inputs, chunks, instruction_ids, table = moved[:-3], moved[-3], moved[-2], moved[-1]
+    language = _Language(table, instruction_ids)
     guard_triton()  # the optimizer imports torch's compiler stack; this process may have rendered with EGL
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     history: list[dict[str, float]] = []
@@ -253,8 +263,18 @@ def train(
     return result
 
 
-def _on_device(tensors: tuple[Any, ...], device: str, log: Callable[[str], None]) -> tuple[tuple[Any, ...], Any, Any]:
-    """(inputs, chunks, language), moved to `device` once when they fit in half its free memory: each batch is then
+class _Language:
+    """The instruction embedding of each sample, gathered from one row per instruction when indexed by rows."""
+
+    def __init__(self, table: Any, instruction_ids: Any) -> None:
+        self.table, self.instruction_ids = table, instruction_ids
+
+    def __getitem__(self, rows: Any) -> Any:
+        return self.table[self.instruction_ids[rows]]
+
+
+def _on_device(tensors: tuple[Any, ...], device: str, log: Callable[[str], None]) -> tuple[Any, ...]:
+    """The training tensors, moved to `device` once when they fit in half its free memory: each batch is then
     gathered and shifted there instead of on the CPU, which kept a GPU waiting (the shift's offsets still come from
     the CPU generator, and a shift is exact on any device, so the batches are the same)."""
     import torch
@@ -265,7 +285,7 @@ def _on_device(tensors: tuple[Any, ...], device: str, log: Callable[[str], None]
         moved = tensors
     else:
         moved = tuple(t.to(device) for t in tensors)
-    return moved[:-2], moved[-2], moved[-1]
+    return moved
 
 
 def _inputs(samples: DemoSamples, image_policy: bool) -> tuple[Any, ...]:
@@ -278,7 +298,9 @@ def _inputs(samples: DemoSamples, image_policy: bool) -> tuple[Any, ...]:
     return torch.from_numpy(samples.images), torch.from_numpy(samples.states[:, -PROPRIO:].copy())
 
 
-def _evaluate(model: Any, inputs: tuple[Any, ...], language: Any, chunks: Any, rows: np.ndarray, device: str) -> float:
+def _evaluate(
+    model: Any, inputs: tuple[Any, ...], language: _Language, chunks: Any, rows: np.ndarray, device: str
+) -> float:
     import torch
 
     model.eval()

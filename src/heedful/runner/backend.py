@@ -43,6 +43,11 @@ class Backend(Protocol):
         ...
 
     @property
+    def on_this_machine(self) -> bool:
+        """Whether every worker runs on this machine (its EGL devices are checked here, before the run starts)."""
+        ...
+
+    @property
     def in_this_process(self) -> bool:
         """Whether the agent the run built is the one that answers (a budget is enforced in one process only)."""
         ...

@@ -25,7 +25,8 @@ from heedful.errors import ConfigError, RunError
 from heedful.records import Record
 from heedful.runner.backend import BackendFlags
 from heedful.runner.rollouts import Work, rollouts
-from heedful.runner.worker import episode_chunks, init_worker, run_chunk, worker_setup
+from heedful.runner.worker import WorkerCounter, episode_chunks, init_worker, run_chunk, worker_setup
+from heedful.sims.gl_devices import renderer_since, renderers_built, use_egl_device
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,8 @@ class LocalBackend:
                 f"{' and '.join(given)} only {'applies' if len(given) == 1 else 'apply'} to --backend ray"
             )
         return cls(flags.workers)
+
+    on_this_machine = True
 
     @property
     def in_this_process(self) -> bool:
@@ -72,31 +75,42 @@ class LocalBackend:
 def _serial(work: Work) -> Generator[list[Record], None, None]:
     if not work.todo:
         return
+    use_egl_device(work.egl_devices, 0)  # this process is worker 0
+    built = renderers_built()  # an earlier run in this process may have rendered: only this run's count
     if work.declared.fit is not None:
         work.declared.fit(work.train)
     found = rollouts(work.suite, work.agent, work.todo, work.spec, work.declared.concurrency, work.batch, work.declared)
     for record in found:
+        renderer = renderer_since(built)
+        if renderer is not None:
+            work.renderers[0] = renderer
         yield [record]
 
 
 def _pool(work: Work, workers: int) -> Generator[list[Record], None, None]:
     setup = worker_setup(work)
     chunks = episode_chunks(work.todo, workers, work.batch)
+    context = multiprocessing.get_context("spawn")
     executor = ProcessPoolExecutor(
         max_workers=min(workers, len(chunks)),
-        mp_context=multiprocessing.get_context("spawn"),
+        mp_context=context,
         initializer=init_worker,
-        initargs=(setup,),
+        initargs=(setup, WorkerCounter(context)),  # numbers the workers as they start (their EGL device)
     )
     clean = False
     try:
-        yield from _drain(executor, chunks, window=2 * workers)
+        yield from _drain(executor, chunks, window=2 * workers, renderers=work.renderers)
         clean = True
     finally:
         _stop(executor, clean)
 
 
-def _drain(executor: ProcessPoolExecutor, chunks: list[list[tuple[int, str]]], window: int) -> Iterator[list[Record]]:
+def _drain(
+    executor: ProcessPoolExecutor,
+    chunks: list[list[tuple[int, str]]],
+    window: int,
+    renderers: dict[int, dict[str, Any]],
+) -> Iterator[list[Record]]:
     # A bounded window of tasks in flight keeps memory flat and lets an interrupt cancel little.
     queue = iter(chunks)
     pending: set[Future[dict[str, Any]]] = set()
@@ -106,7 +120,7 @@ def _drain(executor: ProcessPoolExecutor, chunks: list[list[tuple[int, str]]], w
         if not pending:
             return
         done, pending = wait(pending, return_when=FIRST_COMPLETED)
-        results = [_outcome(future) for future in done]
+        results = [_outcome(future, renderers) for future in done]
         # Store every finished chunk before reporting a failed one.
         yield from (batch for batch in results if isinstance(batch, list))
         for failure in results:
@@ -114,7 +128,7 @@ def _drain(executor: ProcessPoolExecutor, chunks: list[list[tuple[int, str]]], w
                 raise failure
 
 
-def _outcome(future: Future[dict[str, Any]]) -> list[Record] | RunError:
+def _outcome(future: Future[dict[str, Any]], renderers: dict[int, dict[str, Any]]) -> list[Record] | RunError:
     try:
         result = future.result()
     except BrokenProcessPool as broken:
@@ -127,7 +141,14 @@ def _outcome(future: Future[dict[str, Any]]) -> list[Record] | RunError:
         return error
     if "error" in result:
         return RunError(f"a worker process failed:\n{result['error']}")
+    note_renderer_of(result, renderers)
     return [Record.model_validate_json(text) for text in result["records"]]
+
+
+def note_renderer_of(result: dict[str, Any], renderers: dict[int, dict[str, Any]]) -> None:
+    """Keep the renderer a worker's chunk result reports (`run_chunk`), under the worker's index."""
+    if result.get("renderer") is not None:
+        renderers[int(result["worker"])] = dict(result["renderer"])
 
 
 def _stop(executor: ProcessPoolExecutor, clean: bool) -> None:

@@ -104,6 +104,14 @@ class RunManifest(BaseModel):
         description="A pool of servers (an agent declaring `server_counts`): per server, the answers it gave, its "
         "failures and why it was out of rotation (None: never), in the last session. Absent otherwise.",
     )
+    renderers: list[dict[str, Any]] | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="The OpenGL renderers the last session's workers drew their images with (heedful.sims.gl_devices): "
+        "per distinct renderer, the MUJOCO_GL platform, the EGL device asked for (None: MuJoCo's choice), GL_VENDOR, "
+        "GL_RENDERER and GL_VERSION as the context reported them, and the workers that used it. Absent when nothing "
+        "rendered.",
+    )
     run_identity: str | None = Field(
         default=None,
         description="Short hash of what decides the results (suite, dataset, agent and its arguments, options, seed); "

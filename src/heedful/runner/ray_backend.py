@@ -32,6 +32,7 @@ from typing import Any
 from heedful.errors import MissingDependencyError, RunError
 from heedful.records import Record, Status
 from heedful.runner import worker
+from heedful.runner.backends import note_renderer_of
 from heedful.runner.episode import episode_context
 from heedful.runner.ray_options import INSTALL_HINT, RayOptions
 from heedful.runner.ray_reaper import RayReaper
@@ -78,12 +79,13 @@ class RayWorker:
     def __init__(self) -> None:
         self.started = False
 
-    def start(self, setup: list[Any]) -> dict[str, Any]:
-        """Build the suite and the (fitted) agent from the driver's set-up, once per actor process; `where()`."""
+    def start(self, setup: list[Any], index: int = 0) -> dict[str, Any]:
+        """Build the suite and the (fitted) agent from the driver's set-up, once per actor process (actor `index`
+        renders on EGL device `index` mod N of the set-up's devices); `where()`."""
         import ray
 
         if not self.started:
-            worker.init_worker(ray.get(setup[0]))
+            worker.init_worker(ray.get(setup[0]), index)
             self.started = True
         return self.where()
 
@@ -204,6 +206,7 @@ class _Chunk:
 @dataclass
 class _Actor:
     handle: Any
+    index: int
     ready: bool = False
     probe: Any = None
     pending: deque[Any] = field(default_factory=deque)
@@ -232,7 +235,7 @@ class _Driver:
         self.ray = ray
         self.work = work
         self.setup_ref = setup_ref
-        self.actors = [_Actor(handle) for handle in handles]
+        self.actors = [_Actor(handle, index) for index, handle in enumerate(handles)]
         self.chunk_of: dict[Any, tuple[_Actor, _Chunk]] = {}
         self.queue: deque[_Chunk] = deque()
         self.episodes = {index: episode for index, episode in work.todo}
@@ -295,7 +298,7 @@ class _Driver:
 
     def _start(self, actor: _Actor) -> Any:
         """Ask `actor` to set itself up (a no-op once it has, in this process) and say where it runs."""
-        return actor.handle.start.remote([self.setup_ref])
+        return actor.handle.start.remote([self.setup_ref], actor.index)
 
     def _probe_done(self, ref: Any) -> None:
         actor = next(a for a in self.actors if a.probe is not None and a.probe == ref)
@@ -327,6 +330,7 @@ class _Driver:
             return None
         if "error" in result:
             return RunError(f"a Ray worker failed:\n{result['error']}")
+        note_renderer_of(result, self.work.renderers)
         return [Record.model_validate_json(text) for text in result["records"]]
 
     def _died(self, actor: _Actor, chunk: _Chunk, charged: bool, err: Exception) -> list[Record] | None:

@@ -54,6 +54,8 @@ class RayBackend:
             )
         return cls(flags.workers, RayOptions(address=address, resources=parsed))
 
+    on_this_machine = False
+
     @property
     def in_this_process(self) -> bool:
         return False

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from heedful.capabilities import Capabilities
 from heedful.protocols import Agent
@@ -22,7 +22,9 @@ class Work:
 
     `declared` are the agent's declarations as the run read them (once, `heedful.capabilities`); `todo` holds
     (dataset index, episode) pairs; `train` is what a Fittable agent fits on; `batch` is how many episodes of one
-    worker step in lockstep on one batched policy call (see `heedful.runner.lockstep`).
+    worker step in lockstep on one batched policy call (see `heedful.runner.lockstep`); `egl_devices` are the EGL
+    devices worker i renders on (device i mod N; `heedful.sims.gl_devices`), and the backend fills `renderers` with
+    what each worker that rendered reported (worker index -> renderer).
     """
 
     spec: RunSpec
@@ -32,6 +34,8 @@ class Work:
     train: Sequence[Episode]
     todo: Sequence[tuple[int, Episode]]
     batch: int = 1
+    egl_devices: tuple[int, ...] = ()
+    renderers: dict[int, dict[str, object]] = field(default_factory=dict)
 
 
 def rollouts(

@@ -36,6 +36,7 @@ from heedful.runner.store import RunStore
 from heedful.sampling import sample_positions
 from heedful.seeding import derive_rng
 from heedful.signals import sigterm_as_interrupt
+from heedful.sims.gl_devices import check_egl_devices, parse_egl_devices, summarize
 from heedful.suites.base import Episode, Suite
 from heedful.suites.lazy_episodes import episode_ids, sample_units
 from heedful.suites.registry import get_suite
@@ -55,6 +56,8 @@ class _Session:
     """Dataset positions the run covers (`selected_positions`, computed once)."""
     batch: int
     """Episodes of one worker stepping in lockstep on one batched policy call (1: unbatched)."""
+    egl_devices: tuple[int, ...]
+    """EGL devices the workers render on (worker i on device i mod N); (): MuJoCo's choice."""
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,7 @@ def run(
     audit_stateless: int = 0,
     batch: int = 1,
     resolved: tuple[Suite, AgentFactory] | None = None,
+    egl_devices: str | Sequence[int] | None = None,
 ) -> RunResult:
     """Run `spec.agent` on `episodes` (or the `spec.limit` of them that `spec.order` selects, see
     `heedful.sampling`) and store every record in `run_dir`.
@@ -125,6 +129,10 @@ def run(
             that declares it; see `heedful.runner.lockstep`). The records are those of an unbatched run.
         resolved: The suite and the agent class `spec` names, when the caller has looked them up already (so one
             run resolves each once); None: looked up here by `spec.suite` and `spec.agent`.
+        egl_devices: EGL devices to render on ("0,1,2,3" or ids): worker i (Ray actor i) renders on device i mod N
+            (`heedful.sims.gl_devices`); None reads HEEDFUL_EGL_DEVICES, and without it MuJoCo chooses. Not part
+            of the run's identity: the pixels do not depend on which GPU drew them. The manifest's `renderers`
+            says what each worker drew with.
 
     Returns:
         The run's directory, final manifest, counts per status, and the number of episodes run now.
@@ -150,6 +158,9 @@ def run(
     if audit_stateless < 0:
         raise ConfigError(f"--audit-stateless takes a number of episodes (0 or more), got {audit_stateless}")
     chosen_backend = make_backend(backend, BackendFlags(workers, address, resources))
+    devices = parse_egl_devices(egl_devices)
+    if chosen_backend.on_this_machine:  # on Ray, each actor checks its own node's devices
+        check_egl_devices(devices)
     run_dir = Path(run_dir)
     # `resolved`: the suite and agent class the caller (heedful.api.evaluate) already looked up by these names
     suite = get_suite(spec.suite) if resolved is None else resolved[0]
@@ -186,7 +197,9 @@ def run(
                 }
                 manifest = manifest.model_copy(update=update)
                 write_manifest(run_dir, manifest)  # a killed run still says how much it set out to do
-                session = _Session(chosen_backend, progress, retry_failed, commit or CommitPolicy(), chosen, batch)
+                session = _Session(
+                    chosen_backend, progress, retry_failed, commit or CommitPolicy(), chosen, batch, devices
+                )
                 result = _run_session(spec, suite, agent, declared, episodes, fit_on, run_dir, manifest, session)
                 if audit_stateless:
                     result = _audit_stateless(spec, suite, episodes, train, result, audit_stateless)
@@ -210,32 +223,35 @@ def _run_session(
 ) -> RunResult:
     started = time.monotonic()
     generated = _Generated()
+    renderers: dict[int, dict[str, object]] = {}  # filled by the backend: what each worker rendered with
     with RunStore(run_dir) as store:
         store.check_producer(manifest.run_identity)  # a resume never extends a run that mixes two
         try:
             todo = _todo(session.chosen, episodes, store, session.retry_failed)
             todo = run_order(todo, spec.seed) if suite.run_order == "shuffled" else todo
             _charge_previous_usage(declared, store)
-            work = Work(spec, suite, agent, declared, fit_on, todo, session.batch)
+            work = Work(spec, suite, agent, declared, fit_on, todo, session.batch, session.egl_devices, renderers)
             writer = BatchedWriter(store, manifest.run_identity, session.commit)
             newly_run = _execute(work, session.backend, writer, session.progress, generated)
         except BudgetExceededError as exc:
-            manifest = _with_server_counts(manifest, declared)
+            manifest = _with_server_counts(_with_renderers(manifest, renderers), declared)
             _finish_after_error(exc, run_dir, manifest, store, "stopped", started, reason=str(exc))
             raise
         except KeyboardInterrupt as exc:
-            manifest = _with_server_counts(manifest, declared)
+            manifest = _with_server_counts(_with_renderers(manifest, renderers), declared)
             _finish_after_error(exc, run_dir, manifest, store, "interrupted", started)
             raise
         except RunAbortedError as exc:
+            manifest = _with_renderers(manifest, renderers)
             _finish_after_error(exc, run_dir, manifest, store, "stopped", started, reason=str(exc))
             raise
         except BaseException as exc:
-            manifest = _with_server_counts(manifest, declared)
+            manifest = _with_server_counts(_with_renderers(manifest, renderers), declared)
             _finish_after_error(exc, run_dir, manifest, store, "failed", started, reason=_one_line(exc))
             raise
         if generated.tokens:
             manifest = manifest.model_copy(update={"generation": generated.summary()})
+        manifest = _with_renderers(manifest, renderers)
         manifest = _finish(run_dir, _with_server_counts(manifest, declared), store, "finished", started)
     return RunResult(run_dir=run_dir, manifest=manifest, counts=dict(manifest.counts), newly_run=newly_run)
 
@@ -272,6 +288,11 @@ def _with_server_counts(manifest: RunManifest, declared: Capabilities) -> RunMan
     except Exception:  # the counts never hide how the run ended
         servers = None
     return manifest.model_copy(update={"servers": servers}) if servers else manifest
+
+
+def _with_renderers(manifest: RunManifest, renderers: dict[int, dict[str, Any]]) -> RunManifest:
+    """The manifest with the renderers this session's workers drew with (`heedful.sims.gl_devices.summarize`)."""
+    return manifest.model_copy(update={"renderers": summarize(renderers)})
 
 
 def _one_line(exc: BaseException) -> str:

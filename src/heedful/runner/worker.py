@@ -1,10 +1,12 @@
 """The worker side of the process pool and of Ray actors (heedful.runner.ray_backend), and what the main process
-sends them: `worker_setup` (registry targets, the spec, training episodes), `episode_chunks` (episodes as JSON),
-then `init_worker` once per worker and `run_chunk` per chunk. Only plain values cross the process boundary."""
+sends them: `worker_setup` (registry targets, the spec, training episodes, the EGL devices), `episode_chunks`
+(episodes as JSON), then `init_worker` once per worker and `run_chunk` per chunk. Only plain values cross the
+process boundary."""
 
 from __future__ import annotations
 
 import math
+import multiprocessing
 import os
 import signal
 import threading
@@ -21,6 +23,7 @@ from heedful.protocols import Agent
 from heedful.requirements import check_requirements
 from heedful.runner.manifest import RunSpec
 from heedful.runner.rollouts import Work, rollouts
+from heedful.sims.gl_devices import renderer_since, use_egl_device
 from heedful.suites.base import Episode, Suite
 from heedful.suites.registry import SUITES, get_suite
 
@@ -59,7 +62,21 @@ def worker_setup(work: Work) -> dict[str, Any]:
         "agent_target": import_target(agent_cls, f"agent {spec.agent!r}"),
         "train": [ep.model_dump_json() for ep in work.train] if work.declared.fittable else [],
         "batch": work.batch,
+        "egl_devices": list(work.egl_devices),
     }
+
+
+class WorkerCounter:
+    """Numbers a process pool's workers 0, 1, ... as they start (worker i renders on EGL device i mod N)."""
+
+    def __init__(self, context: multiprocessing.context.BaseContext) -> None:
+        self._value = context.Value("i", 0)
+
+    def take(self) -> int:
+        with self._value.get_lock():
+            index = int(self._value.value)
+            self._value.value = index + 1
+        return index
 
 
 def episode_chunks(todo: Sequence[tuple[int, Episode]], workers: int, batch: int = 1) -> list[list[tuple[int, str]]]:
@@ -77,6 +94,7 @@ class _WorkerState:
     agent: Agent
     declared: Capabilities
     batch: int
+    index: int
 
 
 _STATE: _WorkerState | None = None
@@ -98,13 +116,16 @@ def _exit_with_parent() -> None:
     threading.Thread(target=watch, name="heedful-parent-watch", daemon=True).start()
 
 
-def init_worker(setup: dict[str, Any]) -> None:
-    """Pool initializer: build the suite and the (fitted) agent once per worker process."""
+def init_worker(setup: dict[str, Any], worker: WorkerCounter | int = 0) -> None:
+    """Pool initializer: choose this worker's EGL device (`worker`: its index, or the pool's counter that gives
+    it one), then build the suite and the (fitted) agent once per worker process."""
     global _STATE, _SETUP_ERROR
     # Ctrl-C reaches the whole process group; only the main process handles it (and stops the workers).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _exit_with_parent()
+    index = worker.take() if isinstance(worker, WorkerCounter) else worker
     try:
+        use_egl_device(setup.get("egl_devices") or (), index)  # before anything renders in this process
         spec = RunSpec.model_validate_json(setup["spec"])
         for module, directory in dict(setup.get("user_dirs") or {}).items():
             import_first_from([directory], module)
@@ -120,7 +141,7 @@ def init_worker(setup: dict[str, Any]) -> None:
         if built.fit is not None:
             built.fit([suite.parse_episode(text) for text in setup["train"]])
         batch = int(setup.get("batch", 1))
-        _STATE = _WorkerState(spec=spec, suite=suite, agent=agent, declared=built, batch=batch)
+        _STATE = _WorkerState(spec=spec, suite=suite, agent=agent, declared=built, batch=batch, index=index)
     except HeedfulError as err:  # a typed error (a requirement that does not import) needs no traceback
         _SETUP_ERROR = f"setting up the worker failed: {type(err).__name__}: {err}"
     except Exception:
@@ -128,7 +149,8 @@ def init_worker(setup: dict[str, Any]) -> None:
 
 
 def run_chunk(items: list[tuple[int, str]]) -> dict[str, Any]:
-    """Pool task: roll out a chunk of (index, episode JSON) pairs; return record JSON texts or an error."""
+    """Pool task: roll out a chunk of (index, episode JSON) pairs; return record JSON texts (with this worker's
+    index and its renderer, once it has rendered) or an error."""
     if _STATE is None:
         return {"error": _SETUP_ERROR or "the worker was not set up"}
     state = _STATE
@@ -140,4 +162,4 @@ def run_chunk(items: list[tuple[int, str]]) -> dict[str, Any]:
         records = [r.model_dump_json() for r in found]
     except Exception:
         return {"error": traceback.format_exc()}
-    return {"records": records}
+    return {"records": records, "worker": state.index, "renderer": renderer_since(0)}

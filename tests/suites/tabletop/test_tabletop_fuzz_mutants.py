@@ -1,7 +1,8 @@
 """The fuzzer has power (issue 38): on its boundary probes of a few expert trials and two drops, scorer and
 verifier agree, and a scorer or verifier with any one threshold of the specification moved (support gap,
 table height, bowl depth, at-rest speed and steps, reference moved, unexplained motion and its touch
-window, grace rows, drop radius, disturbance distance, height and tilt; each loosened and tightened)
+window, grace rows, drop radius, disturbance distance, height and tilt, the down-at height, the put-down gap,
+the pickup lift (scene 2's too); each loosened and tightened)
 disagrees with the other on some probe."""
 
 from __future__ import annotations
@@ -19,7 +20,14 @@ from heedful.suites.tabletop.scoring import score_trajectory
 from heedful.suites.tabletop.verifier import verify
 
 TASKS = {t.task: t for t in evaluation_tasks()}
-EXPERT_BASES = ("s2_L0_004_stack", "s2_L0_012_place_bowl", "s2_L0_008_push", "s1_L0_004_place_relative")
+EXPERT_BASES = (
+    "s2_L0_004_stack",
+    "s2_L0_012_place_bowl",
+    "s2_L0_008_push",
+    "s1_L0_004_place_relative",
+    "s1_L0_000_pickup",
+    "s2_L0_000_pickup",
+)
 DROP_BASE = "s2_L0_004_stack"
 
 Case = tuple[str, TabletopTask, Trajectory, Layout]

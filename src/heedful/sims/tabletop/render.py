@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from heedful.sims.gl_devices import note_renderer
 from heedful.sims.tabletop.config import RenderConfig
 from heedful.sims.tabletop.deps import require_mujoco
 
@@ -142,6 +143,7 @@ class PooledRenderer:
             self._mjr = mj.MjrContext(model, mj.mjtFontScale.mjFONTSCALE_150.value)
             mj.mjr_setBuffer(mj.mjtFramebuffer.mjFB_OFFSCREEN.value, self._mjr)
             self._mjr.readDepthMap = mj.mjtDepthMap.mjDEPTH_ZEROFAR  # as mujoco.Renderer sets it
+            note_renderer(self._context.gl)  # the process's first renderer reads GL_VENDOR / GL_RENDERER
 
     def _current(self) -> contextlib.AbstractContextManager[None]:
         if self._context is None:

@@ -54,7 +54,8 @@ STACK_XY_S4 = 0.05
 SLOT_XY = 0.05
 PUSH_MIN = 0.02
 PUSH_DEG = 45.0
-LIFT = 0.01  # m a held object must have risen (0.03 m for a scene 2 pickup)
+LIFT = 0.01  # m a held object must have risen (and a grasp must lift the source)
+PICKUP_LIFT_S2 = 0.03  # m: the same for a scene 2 pickup
 REF_MOVE = 0.02  # m a reference object may move
 UNEXPLAINED = 0.02  # m of the source's displacement not caused by the gripper
 TOUCH_CARRY = 10  # rows (0.5 s) after a touch during which the object's motion is the gripper's doing
@@ -62,6 +63,12 @@ DISTURB_MOVE = 0.03
 DISTURB_DROP = 0.02
 TOPPLE_DEG = 30.0
 UPRIGHT_FREE = ("sphere", "cube")  # shapes that look the same on any face: never "toppled"
+
+
+def required_lift(scene: int, action: str) -> float:
+    """How far a grasp must lift the source (source execution) and a held object must end above its start
+    (completion): LIFT, or PICKUP_LIFT_S2 for a scene 2 pickup (read at call time, so a mutant can move it)."""
+    return PICKUP_LIFT_S2 if scene == 2 and action == "pickup" else LIFT
 
 
 def speeds(tr: Track, row: int) -> NDArray[np.float64]:
@@ -198,7 +205,7 @@ def completion(
     rest, rest_why = at_rest(tr, end)
     if g.action in HOLD_ACTIONS:
         obj = g.second if g.action == "sequence_pickups" and g.second else g.source
-        lift = 0.03 if scene == 2 and g.action == "pickup" else LIFT
+        lift = required_lift(scene, g.action)
         up = tr.z(obj, end) - tr.z(obj, 0)
         holds = held_at(tr, end) == obj and up >= lift
         staged = intent >= 0.8 - 1e-9 and execution >= 0.8 - 1e-9

@@ -52,9 +52,16 @@ DISTURB_MOVE = 0.03
 DISTURB_DROP = 0.02
 TOPPLE_DEG = 30.0
 PLACE_DIST = 0.10
+DOWN_ABOVE = 0.015  # the TCP at most this far above an object's top (within DOWN_XY): down at it
+DOWN_XY = 0.07
+PUT_DOWN = 0.03  # a carried source this near its support: lowered; farther: up
+PICKUP_LIFT = 0.01  # a pickup's grasp lifts the source this much and it ends this high (scene 2: PICKUP_LIFT_S2)
+PICKUP_LIFT_S2 = 0.03
 
 HOLDS = ("pickup", "sequence_pickups")
 TABLE_TASKS = ("place_relative", "place_slot", "push", "route_place")
+PLACES = ("place_relative", "stack", "place_bowl", "place_slot")
+FAR = 0.15  # m from the target's center: no placement's goal test holds there (widest: relative, 0.12 m)
 
 
 @dataclass(frozen=True)
@@ -68,7 +75,13 @@ class Probe:
 
 
 def _copy(traj: Trajectory) -> Trajectory:
-    return dataclasses.replace(traj, object_poses=traj.object_poses.copy(), touched=traj.touched.copy(), frames={})
+    return dataclasses.replace(
+        traj,
+        object_poses=traj.object_poses.copy(),
+        touched=traj.touched.copy(),
+        tcp_pos=traj.tcp_pos.copy(),
+        frames={},
+    )
 
 
 def _margin(rng: np.random.Generator, limit: float, side: str) -> float:
@@ -264,6 +277,80 @@ def _disturbance_probes(traj: Trajectory, f: Facts, g: Grounded, rng: np.random.
     return out
 
 
+def _down_probes(traj: Trajectory, f: Facts, g: Grounded, rng: np.random.Generator) -> list[Probe]:
+    """Up to the first grasp, the TCP raised wherever it was lower than the margin above the highest top
+    within DOWN_XY of it: at the grasp it is then that margin above the object under the fingers; inside
+    the down-at height the close is a grasp, outside it is a close in the air (no choice, no grasp)."""
+    if g.action in ("push", "route_place") or not f.grasp_rows:
+        return []
+    grasp = f.grasp_rows[0]
+    idx = [f.i(n) for n in f.solid]
+    flat = np.linalg.norm(f.pos[: grasp + 1, idx, :2] - f.tcp[: grasp + 1, None, :2], axis=2)
+    near = np.where(flat <= DOWN_XY, f.tops[: grasp + 1, idx], -np.inf).max(axis=1)
+    out = []
+    for side in ("inside", "outside"):
+        want = _margin(rng, DOWN_ABOVE, side)
+        e = _copy(traj)
+        floor = near + want
+        rows = np.flatnonzero(np.isfinite(near) & (e.tcp_pos[: grasp + 1, 2] < floor))
+        e.tcp_pos[rows, 2] = floor[rows]
+        out.append(Probe("down at", side, want, e))
+    return out
+
+
+def _clear_of_others(f: Facts, n: str, t: int, target: str) -> bool:
+    """Nothing under `n` at row t (its support is the table) and `n` far from the target."""
+    p = f.xy(n, t)
+    if float(np.hypot(*(p - f.xy(target, t)))) <= FAR:
+        return False
+    others = [m for m in f.solid if m != n]
+    return all(float(np.hypot(*(p - f.xy(m, t)))) > f.spec[m].footprint_radius + 0.05 for m in others)
+
+
+def _put_down_probes(traj: Trajectory, f: Facts, g: Grounded, rng: np.random.Generator) -> list[Probe]:
+    """One row of the carry, far from the target over the bare table after the source was up, dips the
+    source to a gap about the put-down gap: inside it the source is lowered there (the placement's intent
+    is judged at a spot that is not the target), outside it is still carried."""
+    if g.action not in PLACES or g.target is None or not f.grasp_rows:
+        return []
+    grasp = f.grasp_rows[0]
+    release = f.after(f.open_rows, grasp)
+    end = release if release is not None else f.L
+    src = g.source
+    ok = [t for t in range(grasp, end) if f.bottom(src, t) > 2 * PUT_DOWN and _clear_of_others(f, src, t, g.target)]
+    row = next((t for t in ok if t - 1 in ok), None)
+    if row is None:
+        return []
+    out = []
+    for side in ("inside", "outside"):
+        want = _margin(rng, PUT_DOWN, side)
+        e = _copy(traj)
+        e.object_poses[row, f.i(src), 2] += want - f.bottom(src, row)
+        out.append(Probe("put-down gap", side, want, e))
+    return out
+
+
+def _lift_probes(traj: Trajectory, f: Facts, g: Grounded, scene: int, rng: np.random.Generator) -> list[Probe]:
+    """A pickup's source capped, from its grasp on, at a height about the required lift above where it
+    started (and above where it was grasped): inside (higher) the grasp lifted it and it ends held up,
+    outside (lower) it did not rise enough."""
+    if g.action != "pickup" or not f.grasp_rows:
+        return []
+    grasp, i = f.grasp_rows[0], f.i(g.source)
+    limit = PICKUP_LIFT_S2 if scene == 2 else PICKUP_LIFT
+    base = max(float(f.pos[0, i, 2]), float(f.pos[grasp, i, 2]))
+    rule = "scene 2 pickup lift" if scene == 2 else "pickup lift"
+    out = []
+    for side in ("inside", "outside"):
+        want = _margin(rng, limit, "outside" if side == "inside" else "inside")  # inside: above the limit
+        if float(f.pos[f.L, i, 2]) < base + want:
+            continue
+        e = _copy(traj)
+        e.object_poses[grasp + 1 :, i, 2] = np.minimum(e.object_poses[grasp + 1 :, i, 2], base + want)
+        out.append(Probe(rule, side, want, e))
+    return out
+
+
 def edge_probes(traj: Trajectory, g: Grounded, layout: Layout, rng: np.random.Generator) -> list[Probe]:
     """Every boundary probe of `traj` (a recorded trial of task `g` on `layout`), both sides of each rule."""
     f = Facts(traj, layout)
@@ -276,6 +363,9 @@ def edge_probes(traj: Trajectory, g: Grounded, layout: Layout, rng: np.random.Ge
         *_unexplained_probes(traj, f, g, rng),
         *_grace_probes(traj, f, g),
         *_disturbance_probes(traj, f, g, rng),
+        *_down_probes(traj, f, g, rng),
+        *_put_down_probes(traj, f, g, rng),
+        *_lift_probes(traj, f, g, layout.scene, rng),
     ]
 
 

@@ -67,6 +67,10 @@ MUTANTS: list[Mutant] = [
     *_pair("disturbance xy", ("completion", "DISTURB_MOVE"), "DIST_XY", 0.03, ("disturbance xy",)),
     *_pair("disturbance z", ("completion", "DISTURB_DROP"), "DIST_Z", 0.02, ("disturbance z",)),
     *_pair("disturbance tilt", ("completion", "TOPPLE_DEG"), "TOPPLE", 30.0, ("disturbance tilt",)),
+    *_pair("down at", ("stages", "DOWN_ABOVE"), "DOWN", 0.015, ("down at",)),
+    *_pair("put-down gap", ("placement", "PUT_DOWN"), "PUT_DOWN_GAP", 0.03, ("put-down gap",)),
+    *_pair("pickup lift", ("completion", "LIFT"), "LIFT", 0.01, ("pickup lift",)),
+    *_pair("scene 2 pickup lift", ("completion", "PICKUP_LIFT_S2"), "LIFT_S2", 0.03, ("scene 2 pickup lift",)),
 ]
 
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from heedful.sims.tabletop.recorder import Trajectory
-from heedful.suites.tabletop.completion import completion, disturbance
+from heedful.suites.tabletop.completion import completion, disturbance, required_lift
 from heedful.suites.tabletop.model import Grounded, Layout
 from heedful.suites.tabletop.placement import (
     bowl_stage,
@@ -143,7 +143,7 @@ class TrialScore:
 
 def raw_stages(tr: Track, g: Grounded, scene: int) -> list[StageVerdict]:
     """The task's stages, ungated."""
-    lift = 0.03 if (scene == 2 and g.action == "pickup") else 0.01
+    lift = required_lift(scene, g.action)
     if g.action == "pickup":
         return [source_stage(tr, g, 0.8, lift), finish_stage(tr, g, 0.2)]
     if g.action == "route_place":

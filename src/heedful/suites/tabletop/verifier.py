@@ -30,6 +30,7 @@ REL_DIST, REL_DEG, PLACE_D = 0.12, 45.0, 0.10
 STAGE_TABLE = 0.02
 REST_N, REST_V, SUPPORT, TABLE, BOWL_R, BOWL_D = 5, 0.02, 0.01, 0.01, 0.04, 0.02
 REF_D, LOOSE_D, CARRY_ROWS = 0.02, 0.02, 10
+LIFT, LIFT_S2 = 0.01, 0.03  # a grasp lifts the source this much (a scene 2 pickup: LIFT_S2); a pickup ends so high
 DIST_XY, DIST_Z, TOPPLE = 0.03, 0.02, 30.0
 BAR_END, BAR_CLEAR = 0.01, 0.02
 DIRS = {"left": (-1.0, 0.0), "right": (1.0, 0.0), "forward": (0.0, 1.0), "backward": (0.0, -1.0)}
@@ -457,7 +458,7 @@ def complete(f: Facts, g: Grounded, scene: int, intent: float, execution: float,
         return False
     if g.action in ("pickup", "sequence_pickups"):
         obj = g.second if g.action == "sequence_pickups" and g.second else g.source
-        need = 0.03 if scene == 2 and g.action == "pickup" else 0.01
+        need = LIFT_S2 if scene == 2 and g.action == "pickup" else LIFT
         holds = int(f.held[L]) == f.i(obj) and f.z(obj, L) - f.z(obj, 0) >= need
         return holds and intent >= 0.8 - 1e-9 and execution >= 0.8 - 1e-9
     src = g.source
@@ -524,7 +525,7 @@ def disturbed(f: Facts, g: Grounded) -> tuple[str, ...]:
 def verify(traj: Trajectory, g: Grounded, layout: Layout, scene: int) -> Verdict:
     """Recompute every score of one trial from its stored trajectory."""
     f = Facts(traj, layout)
-    lift = 0.03 if scene == 2 and g.action == "pickup" else 0.01
+    lift = LIFT_S2 if scene == 2 and g.action == "pickup" else LIFT
     raw: list[tuple[str, float, bool, bool]]
     if g.action == "pickup":
         raw = [("source", 0.8, *source(f, g, lift))]
