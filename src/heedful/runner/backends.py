@@ -25,8 +25,8 @@ from heedful.errors import ConfigError, RunError
 from heedful.records import Record
 from heedful.runner.backend import BackendFlags
 from heedful.runner.rollouts import Work, rollouts
-from heedful.runner.worker import WorkerCounter, episode_chunks, init_worker, run_chunk, worker_setup
-from heedful.sims.gl_devices import renderer_since, renderers_built, use_egl_device
+from heedful.runner.worker import episode_chunks, init_worker, run_chunk, worker_setup
+from heedful.sims.gl_devices import WorkerCounter, renderer_since, renderers_built, use_egl_device
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,6 @@ process boundary."""
 from __future__ import annotations
 
 import math
-import multiprocessing
 import os
 import signal
 import threading
@@ -23,7 +22,7 @@ from heedful.protocols import Agent
 from heedful.requirements import check_requirements
 from heedful.runner.manifest import RunSpec
 from heedful.runner.rollouts import Work, rollouts
-from heedful.sims.gl_devices import renderer_since, use_egl_device
+from heedful.sims.gl_devices import WorkerCounter, renderer_since, use_egl_device
 from heedful.suites.base import Episode, Suite
 from heedful.suites.registry import SUITES, get_suite
 
@@ -64,19 +63,6 @@ def worker_setup(work: Work) -> dict[str, Any]:
         "batch": work.batch,
         "egl_devices": list(work.egl_devices),
     }
-
-
-class WorkerCounter:
-    """Numbers a process pool's workers 0, 1, ... as they start (worker i renders on EGL device i mod N)."""
-
-    def __init__(self, context: multiprocessing.context.BaseContext) -> None:
-        self._value = context.Value("i", 0)
-
-    def take(self) -> int:
-        with self._value.get_lock():
-            index = int(self._value.value)
-            self._value.value = index + 1
-        return index
 
 
 def episode_chunks(todo: Sequence[tuple[int, Episode]], workers: int, batch: int = 1) -> list[list[tuple[int, str]]]:
