@@ -57,7 +57,7 @@ def build_site(
     from heedful.report.site import assets, media
     from heedful.report.site.data import comparisons, episode_entries, run_summary, to_script
     from heedful.report.site.figures import suite_figures
-    from heedful.results import run_records
+    from heedful.results import read_run
 
     start = time.perf_counter()
     if not runs:
@@ -69,7 +69,9 @@ def build_site(
     out = Path(out)
     _check_target(out)
     runs, language = _with_arms(runs)
-    loaded = [(f"r{i}", Path(run), *run_records(run)) for i, run in enumerate(runs)]  # every run read before writing
+    # every run read once (each view of it below is computed from this reading), and before anything is written
+    read = [(f"r{i}", read_run(run)) for i, run in enumerate(runs)]
+    loaded = [(run_id, run.run_dir, run.manifest, run.records) for run_id, run in read]
     summaries, entries, jobs = [], {}, []
     for run_id, run_dir, manifest, records in loaded:
         summary = run_summary(run_id, run_dir, manifest, records)
@@ -85,15 +87,13 @@ def build_site(
     # never a page that shows another run's replays
     with staged_directory(out, force=True) as site:
         _make_media(jobs, site, progress, rerun_agents)
-        figures = suite_figures(
-            [(run_id, run_dir, manifest.spec.suite) for run_id, run_dir, manifest, _ in loaded], site
-        )
+        figures = suite_figures(read, site)
         data = {
             "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
             "episodes_option": episodes,
             "runs": summaries,
             "figures": figures,
-            "comparisons": comparisons([(run_id, run_dir, manifest) for run_id, run_dir, manifest, _ in loaded]),
+            "comparisons": comparisons(read),
             "language": language,
             "episodes": entries,
         }

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from heedful.capabilities import capabilities
+from heedful.capabilities import Capabilities, capabilities
 from heedful.language.arms import FOLLOWED_GIVEN, FOLLOWED_SCENE, Arm
 from heedful.protocols import PlannerAgent
 from heedful.records import Status
@@ -69,14 +69,16 @@ def run_episode(
     cell: float | None = None,
     detector: Detector | None = None,
     arm: Arm = "given",
+    declared: Capabilities | None = None,
 ) -> EpisodeRun:
     """Roll one episode out with `agent` and score it (`detector`: simulated noisy perception; None: oracle).
 
     `arm`: the words the agent is given (`heedful.suites.household.arms`): the episode runs with them, and is scored
-    on its own goal (under `other` also on the shown words' goal, `run.followed`)."""
+    on its own goal (under `other` also on the shown words' goal, `run.followed`). `declared`: the agent's declarations
+    as the run read them (None: read here)."""
     env = TaskEnv.start(shown(episode, arm, seed), cell=cell, detector=detector)
     run = EpisodeRun(env=env, status=Status.OK, error=None)
-    privileged = capabilities(agent).privileged
+    privileged = (declared if declared is not None else capabilities(agent)).privileged
     memory: dict[str, Any] = {}  # the agent's per-episode scratch (see observation.py)
     switcher = Switcher.of(episode, seed)
     for _ in range(max_calls):

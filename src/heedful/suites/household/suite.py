@@ -127,7 +127,13 @@ class HouseholdSuite(SuiteBase):
         max_calls = int(context.options.get("max_calls", MAX_CALLS))
         detector = perception.detector_for(episode, context.options, context.seed)
         run = run_episode(
-            episode, agent, context.seed, max_calls=max_calls, detector=detector, arm=arm_of(context.options)
+            episode,
+            agent,
+            context.seed,
+            max_calls=max_calls,
+            detector=detector,
+            arm=arm_of(context.options),
+            declared=context.declarations(agent),
         )
         return self.record_of(episode, context, run)
 

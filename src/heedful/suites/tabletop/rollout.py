@@ -89,6 +89,7 @@ def run_trial(
     video_dir: str | None = None,
     max_calls: int = MAX_CALLS,
     arm: Arm = "given",
+    declared: Capabilities | None = None,
 ) -> TrialRun:
     """Roll one trial out with `agent` and score it.
 
@@ -100,6 +101,7 @@ def run_trial(
         max_calls: The most skill calls a planner may make.
         arm: The words the agent is given (`heedful.suites.tabletop.arms`); the trial is scored on its own task,
             and under `other` also on the substitute's (`run.followed`).
+        declared: The agent's declarations as the run read them (None: read here).
 
     A trial with a switch (`trial.switch`, `--reinstruct`) changes its instruction during the trial and is scored on
     the new task from the switch on (`heedful.suites.tabletop.switching`; `run.switch`).
@@ -114,7 +116,7 @@ def run_trial(
     if trial.switch is not None:
         seen = seen.model_copy(update={"switch": None})  # the agent learns of the switch when it comes
     cameras = (VIDEO_CAMERA,) if video_dir else ()
-    declared = capabilities(agent)
+    declared = declared if declared is not None else capabilities(agent)
     # A controller trained on smaller images sees them rendered at that size (so does the video, then).
     size = declared.image_size if declared.kind == "controller" else None
     render = RenderConfig(width=size, height=size) if size is not None else None

@@ -174,6 +174,7 @@ class TabletopSuite(SuiteBase):
             video_dir=options.get("video_dir"),
             max_calls=options.get("max_calls", MAX_CALLS),
             arm=arm_of(options),
+            declared=context.declarations(agent),
         )
         score = run.score
         if score is None:
