@@ -62,7 +62,7 @@ def measure(demos: Path, per_task: int | None, map_frames: bool, train_seconds: 
         stopped = False
         while child.poll() is None:
             now = _status(child.pid)
-            peak = {k: max(peak.get(k, 0), v) for k, v in now.items()}
+            peak.update({k: max(peak.get(k, 0), v) for k, v in now.items()})  # nothing once it has exited
             if training_since is None and (out / "config.json").is_file():
                 training_since, at_load = time.monotonic(), now
             if training_since is not None and train_seconds and time.monotonic() - training_since > train_seconds:

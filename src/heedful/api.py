@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from heedful.capabilities import capabilities
+from heedful.capabilities import Capabilities, capabilities
 from heedful.errors import ConfigError, DatasetError
+from heedful.protocols import AgentFactory
 from heedful.results import (
     compare,
     compare_text,
@@ -26,6 +27,10 @@ from heedful.results import (
 )
 from heedful.sampling import Order
 from heedful.sims.gl_devices import check_egl_devices, parse_egl_devices
+
+if TYPE_CHECKING:  # annotations only: importing the API starts no suite and no runner
+    from heedful.runner.run import RunResult
+    from heedful.suites.base import Suite
 
 __all__ = [
     "check_agent_inputs",
@@ -49,7 +54,7 @@ __all__ = [
 
 
 def load_or_generate(
-    suite: Any, dataset: Path | None, seed: int, progress: bool = False, *, verify: bool = True
+    suite: Suite, dataset: Path | None, seed: int, progress: bool = False, *, verify: bool = True
 ) -> tuple[Sequence[Any], str]:
     """The suite's episodes from `dataset` (its content hash checked unless `verify` is False), or its default
     dataset for `seed` (generated once into the dataset cache, `heedful.dataset_cache`, then loaded from it);
@@ -96,7 +101,7 @@ def check_shard(shard: str | None) -> None:
         raise ConfigError(f"--shard must look like I/N with 1 <= I <= N (e.g. 2/4), got {shard!r}")
 
 
-def select(suite: Any, episodes: Sequence[Any], split: str) -> Sequence[Any]:
+def select(suite: Suite, episodes: Sequence[Any], split: str) -> Sequence[Any]:
     """Episodes of one of the suite's splits ("all" keeps every episode, in dataset order, as given: a cached
     dataset stays lazy, see `heedful.suites.lazy_episodes`)."""
     if split not in suite.splits:
@@ -130,22 +135,27 @@ def evaluate(
     audit_stateless: int = 0,
     batch: int = 1,
     egl_devices: str | Sequence[int] | None = None,
-) -> Any:
+    resolved: tuple[Suite, AgentFactory] | None = None,
+) -> RunResult:
     """Evaluate `agent` on `suite` into the run directory `out` (see `heedful run --help`); `verify=False` loads a
     dataset whose files no longer match their recorded content hash (a deliberate edit). `backend="ray"` runs on
     `workers` Ray actors (`address`, `resources`: see `heedful.runner.run`). `audit_stateless=K` replays K episodes
     on a fresh agent in another order afterwards and records in the manifest whether any answer changed. `batch`
     steps that many episodes of each worker in lockstep on one batched policy call (`heedful.runner.lockstep`).
     `egl_devices` ("0,1,2,3") renders worker i on EGL device i mod N (`heedful.sims.gl_devices`; None reads
-    HEEDFUL_EGL_DEVICES)."""
+    HEEDFUL_EGL_DEVICES). `resolved`: the suite and the agent class that `suite` and `agent` name, when the caller
+    (the command line) has looked them up already; the run then looks neither up again."""
     from heedful.agent_args import check_agent_args
     from heedful.agents.registry import agent_class
     from heedful.requirements import check_requirements
     from heedful.runner import RunSpec, run
     from heedful.suites.registry import get_suite
 
-    suite_obj = get_suite(suite)
-    agent_cls = agent_class(agent, suite)  # fail on an unknown agent before generating anything
+    if resolved is None:
+        suite_obj = get_suite(suite)
+        agent_cls = agent_class(agent, suite)  # fail on an unknown agent before generating anything
+    else:
+        suite_obj, agent_cls = resolved
     check_agent_args(agent, agent_cls, dict(agent_args or {}))  # and on its arguments' names and types
     options = dict(options or {})
     suite_obj.check_options(options)
@@ -161,7 +171,7 @@ def evaluate(
             f"agent {agent} is a {kind} agent; {suite} runs {' or '.join(suite_obj.agent_kinds)} agents "
             "(see heedful.protocols; `heedful check agent SUITE/NAME` checks one)"
         )
-    check_agent_inputs(agent_cls, agent, dict(agent_args or {}), suite_obj.required_inputs(options))
+    check_agent_inputs(declared, agent, dict(agent_args or {}), suite_obj.required_inputs(options))
     if limit is not None and limit < 1:
         raise ConfigError(f"--limit must be at least 1, got {limit}")
     if audit_stateless < 0:  # before the dataset is loaded (run() checks it again)
@@ -207,8 +217,9 @@ def evaluate(
     )
 
 
-def check_agent_inputs(agent_cls: Any, agent: str, agent_args: dict[str, Any], inputs: Sequence[str]) -> None:
-    """Fail before a run starts when the agent cannot read an input the run shows (e.g. an image).
+def check_agent_inputs(declared: Capabilities, agent: str, agent_args: dict[str, Any], inputs: Sequence[str]) -> None:
+    """Fail before a run starts when the agent (`declared`: its class's declarations) cannot read an input the run
+    shows (e.g. an image).
 
     An agent class may define `cannot_read(kind, agent_args) -> str | None`, the reason it cannot read that
     kind of input with those arguments; agents without it read or ignore every input.
@@ -216,14 +227,14 @@ def check_agent_inputs(agent_cls: Any, agent: str, agent_args: dict[str, Any], i
     Raises:
         ConfigError: naming the input and the agent's reason.
     """
-    cannot_read = capabilities(agent_cls).cannot_read
+    cannot_read = declared.cannot_read
     for kind in inputs:
         reason = cannot_read(kind, agent_args) if cannot_read is not None else None
         if reason:
             raise ConfigError(f"agent {agent} cannot read the {kind} input this run shows: {reason}")
 
 
-def image_renderer(suite: Any, *, size: int = 448) -> Callable[..., list[Any]]:
+def image_renderer(suite: Suite, *, size: int = 448) -> Callable[..., list[Any]]:
     """`render(episodes, out, progress=None)`: writes the suite's images into `out` and returns the episodes
     that name them (decisions: the visual subset); `progress(1, total)` is called per image.
 

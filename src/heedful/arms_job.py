@@ -16,7 +16,7 @@ from typing import Any
 
 from heedful.errors import ConfigError, RunError
 from heedful.language.arms import OPTION, Arm, arm_of
-from heedful.metrics.arms import language_dependence, render_language_table
+from heedful.metrics.arms import ArmRow, language_dependence, render_language_table
 from heedful.records import Record
 
 ARMS_FILE = "arms.json"
@@ -69,8 +69,8 @@ def _load(runs: Sequence[Path]) -> tuple[Any, dict[str, list[Record]]]:
     return manifest0, by_arm
 
 
-def arms_text(runs: Sequence[Path], *, resamples: int = 2_000, seed: int = 0) -> str:
-    """The language-dependence table of runs under distinct arms (one agent, one selection)."""
+def arms_table(runs: Sequence[Path], *, resamples: int = 2_000, seed: int = 0) -> tuple[str, str, list[ArmRow]]:
+    """(suite, title, rows) of the language-dependence table of runs under distinct arms (one agent, one selection)."""
     manifest, by_arm = _load(runs)
     suite, agent = manifest.spec.suite, manifest.spec.agent
     rows = language_dependence(suite, by_arm, resamples=resamples, seed=seed)
@@ -79,6 +79,22 @@ def arms_text(runs: Sequence[Path], *, resamples: int = 2_000, seed: int = 0) ->
     arms = ", ".join(by_arm)
     dataset = manifest.spec.dataset_hash[:19]
     title = f"Language dependence | {suite} | agent {agent}{flag_suffix(manifest)} | arms {arms} | dataset {dataset}"
+    return suite, title, rows
+
+
+def arms_figure(job: Path, out: Path, *, resamples: int = 2_000, seed: int = 0) -> Path:
+    """`heedful plot JOB --out FILE`: the language-dependence figure of an arms job."""
+    from heedful.report.arms_plot import write_arms_figure
+
+    suite, title, rows = arms_table([run for run in job_runs(job) if run.is_dir()], resamples=resamples, seed=seed)
+    write_arms_figure(suite, rows, Path(out), title.split(" | dataset")[0])
+    return Path(out)
+
+
+def arms_text(runs: Sequence[Path], *, resamples: int = 2_000, seed: int = 0) -> str:
+    """The language-dependence table of runs under distinct arms (one agent, one selection)."""
+    manifest, _ = _load(runs)
+    suite, title, rows = arms_table(runs, resamples=resamples, seed=seed)
     if manifest.privileged:
         title += (
             "\n(a privileged agent reads the task, not the words: under empty and shuffled it keeps the episode's task)"

@@ -35,14 +35,17 @@ if TYPE_CHECKING:  # for annotations only: this module imports no other heedful 
 
 AgentKind = Literal["controller", "planner", "decision", "unknown"]
 
+AGENT_KINDS: tuple[AgentKind, ...] = ("decision", "planner", "controller")
+"""The kinds of agent a suite may run (`Suite.agent_kinds`), listed here only."""
 
-def _declared(agent: Any, name: str, default: Any) -> Any:
+
+def _declared(agent: object, name: str, default: Any) -> Any:
     """A declared attribute; on an agent class, a property (set per instance) reads as the default."""
     value = getattr(agent, name, default)
     return default if isinstance(value, property) else value
 
 
-def _method(agent: Any, name: str) -> Callable[..., Any] | None:
+def _method(agent: object, name: str) -> Callable[..., Any] | None:
     found = getattr(agent, name, None)
     return found if callable(found) else None
 
@@ -111,7 +114,7 @@ def _check_declarations(cls: type) -> None:
                 )
 
 
-def capabilities(agent: Any) -> Capabilities:
+def capabilities(agent: object) -> Capabilities:
     """Read an agent's (or agent class's) declarations once.
 
     Raises:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from heedful.capabilities import capabilities
+from heedful.capabilities import AGENT_KINDS, capabilities
 from heedful.errors import ConfigError, HeedfulError
 from heedful.metrics.rows import MetricRow
 from heedful.records import Record, Status
@@ -28,7 +28,6 @@ from heedful.runner.stateless import replay_order
 from heedful.suites.base import RolloutContext, Suite
 from heedful.suites.options import RunOptions
 
-AGENT_KINDS = ("decision", "planner", "controller")
 # every method of the Suite protocol (its data members are checked by type in `_members`)
 _MEMBERS = tuple(name for name, _ in inspect.getmembers(Suite, inspect.isfunction) if not name.startswith("_"))
 

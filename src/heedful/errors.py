@@ -40,6 +40,11 @@ class RunAbortedError(RunError):
     """A run stopped itself because its first episodes all crashed with one error (the run is resumable)."""
 
 
+class SchemaVersionError(RunError):
+    """A run's manifest or one of its records carries a schema version this heedful does not read (a newer heedful
+    wrote it), or none (heedful did not write it); the message names the file, the version found and those read."""
+
+
 class TamperedError(RunError):
     """A run's records or manifest changed after they were written (their stored digests no longer match)."""
 

@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Sequence
 from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from heedful.errors import SchemaVersionError
 from heedful.redact import has_secret, redact_value
 
 RECORD_SCHEMA_VERSION = "heedful-record/1"
+READABLE_RECORD_SCHEMAS = (RECORD_SCHEMA_VERSION,)
+"""The record schema versions this heedful reads."""
+_CURRENT_START = json.dumps({"schema_version": RECORD_SCHEMA_VERSION}, separators=(",", ":"))[:-1]
+"""How every record this heedful writes begins (`schema_version` is its first field): a stored body that begins so is
+read without parsing it twice."""
 TEXT_LIMIT = 65_536
 """The most characters of one text a record stores (a model's raw output, an answer in `agent_info`, an error).
 A longer text keeps its first TEXT_LIMIT characters; `Record.truncated` gives the full length and sha256."""
@@ -129,3 +136,38 @@ def _bounded(value: Any, path: str, cuts: dict[str, dict[str, JSONValue]]) -> An
     if isinstance(value, list | tuple):
         return type(value)(_bounded(item, f"{path}.{i}", cuts) for i, item in enumerate(value))
     return value
+
+
+def unreadable_schema(body: str) -> str | None:
+    """The schema version a stored record's JSON `body` declares when this heedful does not read it (`"none"` when it
+    declares none); None for a readable version, or for a body that is not a JSON object (damaged, not newer)."""
+    if body.startswith(_CURRENT_START):
+        return None
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    found = data.get("schema_version")
+    if found in READABLE_RECORD_SCHEMAS:
+        return None
+    return "none" if found is None else repr(found)
+
+
+def check_record_schemas(found: dict[str, str], where: str) -> None:
+    """Refuse records whose schema this heedful does not read (`found`: episode id -> `unreadable_schema`).
+
+    Raises:
+        SchemaVersionError: naming `where`, the episodes, the versions found and those this heedful reads.
+    """
+    if not found:
+        return
+    versions = ", ".join(sorted(set(found.values())))
+    shown = ", ".join(repr(e) for e in sorted(found)[:5]) + (" ..." if len(found) > 5 else "")
+    raise SchemaVersionError(
+        f"{len(found)} records of {where} ({shown}) have schema_version {versions}; this heedful reads "
+        f"{', '.join(READABLE_RECORD_SCHEMAS)}: a newer heedful wrote them (upgrade heedful: pip install --upgrade "
+        "heedful, or read them with the heedful that wrote them), or they were not written by heedful (run the "
+        "episodes again with this heedful into a new --out)"
+    )

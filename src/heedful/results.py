@@ -28,16 +28,43 @@ def run_records(run_dir: Path | str) -> tuple[Any, list[Record]]:
     return manifest, records
 
 
+class ReadRun(NamedTuple):
+    """A run read once (`read_run`): its directory, manifest and records. Every reading function here takes one in
+    place of a run directory, so that a command showing a run several ways (`heedful view`) reads it once."""
+
+    run_dir: Path
+    manifest: Any
+    records: list[Record]
+
+
+def read_run(run_dir: Path | str) -> ReadRun:
+    """Read a run's manifest and records (checked, `heedful.runner.load_run`).
+
+    Raises:
+        RunError: not a run, or a run without records.
+    """
+    manifest, records = run_records(run_dir)
+    return ReadRun(Path(run_dir), manifest, records)
+
+
+RunLike = Path | str | ReadRun
+"""A run directory, or a run already read."""
+
+
+def _read(run: RunLike) -> tuple[Any, list[Record]]:
+    return (run.manifest, run.records) if isinstance(run, ReadRun) else run_records(run)
+
+
 def report(
-    run_dir: Path | str, *, resamples: int = 10_000, cluster: str | None = None, seed: int = 0
+    run_dir: RunLike, *, resamples: int = 10_000, cluster: str | None = None, seed: int = 0
 ) -> tuple[list[MetricRow], str]:
-    """Metric rows of a run and a one-line title describing it."""
+    """Metric rows of a run (a directory, or a run already read) and a one-line title describing it."""
     found = _report(run_dir, resamples=resamples, cluster=cluster, seed=seed)
     return found.rows, found.title
 
 
 def report_text(
-    run_dir: Path | str,
+    run_dir: RunLike,
     *,
     format: str = "table",
     resamples: int = 10_000,
@@ -62,12 +89,12 @@ def report_text(
         agent=found.manifest.spec.agent,
         flags=run_flags(found.manifest),
         full=full,
-        run=str(run_dir),
+        run=str(run_dir.run_dir if isinstance(run_dir, ReadRun) else run_dir),
     )
 
 
 class _Report(NamedTuple):
-    suite: Any
+    suite: Suite
     manifest: Any
     rows: list[MetricRow]
     title: str
@@ -76,11 +103,11 @@ class _Report(NamedTuple):
     records: int
 
 
-def _report(run_dir: Path | str, *, resamples: int, cluster: str | None, seed: int) -> _Report:
+def _report(run_dir: RunLike, *, resamples: int, cluster: str | None, seed: int) -> _Report:
     from heedful.metrics.usage import usage_rows
     from heedful.suites.registry import get_suite
 
-    manifest, records = run_records(run_dir)
+    manifest, records = _read(run_dir)
     spec = manifest.spec
     suite = get_suite(spec.suite)
     clusters = tuple(suite.report_clusters)
@@ -118,7 +145,7 @@ def _servers_note(servers: dict[str, dict[str, Any]] | None) -> str:
     return " | servers: " + "; ".join(parts)
 
 
-def plot(runs: Sequence[Path | str], out: Path | str, *, resamples: int = 10_000, seed: int = 0) -> Path:
+def plot(runs: Sequence[RunLike], out: Path | str, *, resamples: int = 10_000, seed: int = 0) -> Path:
     """Draw the main figure of one suite's runs into `out` (.pdf or .svg, vector; .png) and return its path: the
     suite's `figure` layout filled with each run's report rows, several runs side by side (one bar per run, the
     legend naming each run's agent). See `heedful plot --help`.
@@ -138,9 +165,12 @@ def plot(runs: Sequence[Path | str], out: Path | str, *, resamples: int = 10_000
     require_matplotlib()
     if not runs:
         raise ConfigError("name at least one run directory to plot: heedful plot RUN [RUN ...] --out FIG.pdf")
-    suites = [read_manifest(Path(run)).spec.suite for run in runs]
+    suites = [(run.manifest if isinstance(run, ReadRun) else read_manifest(Path(run))).spec.suite for run in runs]
     if len(set(suites)) > 1:
-        listed = ", ".join(f"{run} ({suite})" for run, suite in zip(runs, suites, strict=True))
+        listed = ", ".join(
+            f"{run.run_dir if isinstance(run, ReadRun) else run} ({suite})"
+            for run, suite in zip(runs, suites, strict=True)
+        )
         raise ConfigError(
             f"runs of different suites cannot share a figure: {listed}; plot each suite's runs with its own "
             "heedful plot command"
@@ -152,14 +182,15 @@ def plot(runs: Sequence[Path | str], out: Path | str, *, resamples: int = 10_000
     if len(found) == 1:
         labels = [run_name(found[0].manifest, found[0].suite)]
     else:  # the agent and the options that differ: what tells the bars apart
-        labels = short_labels([f.manifest for f in found], [Path(run) for run in runs])
+        dirs = [run.run_dir if isinstance(run, ReadRun) else Path(run) for run in runs]
+        labels = short_labels([f.manifest for f in found], dirs)
     series = [RunRows(label, f.rows) for label, f in zip(labels, found, strict=True)]
     title = figure_title(suites[0], [f.records for f in found])
     write_figure(layout, series, out, title, reference_label=reference(suites[0]).label)
     return out
 
 
-def _coverage(suite: Any, manifest: Any, n: int) -> str:
+def _coverage(suite: Suite, manifest: Any, n: int) -> str:
     """ "N records", or "partial: N of M planned" for a run that has not covered what it set out to; and what a
     --limit left out."""
     planned, available = manifest.planned, manifest.available
@@ -193,7 +224,7 @@ def _run_line(run_dir: Path | str, manifest: Any, records: Sequence[Record], sui
     return f"{run_dir} | agent {agent}{flag_suffix(manifest)}{_run_mode(suite, spec.options)} | {len(records)} records"
 
 
-def run_name(manifest: Any, suite: Any) -> str:
+def run_name(manifest: Any, suite: Suite) -> str:
     """The agent of a run as legends and captions name it: its name, its model, its flags, how the run showed the
     episodes (e.g. "llm SmolLM2-135M (masked)", "oracle [privileged: not a language agent]")."""
     model = manifest.agent.get("model")
@@ -203,12 +234,14 @@ def run_name(manifest: Any, suite: Any) -> str:
     return f"{agent} ({', '.join(mode)})" if mode else agent
 
 
-def _run_mode(suite: Any, options: dict[str, Any]) -> str:
+def _run_mode(suite: Suite, options: dict[str, Any]) -> str:
     """How a run was shown its episodes, for titles: the suite's own label of its run options (decisions:
     masking and the condition; household: the perception condition), and the instruction arm when one was asked
-    for (`heedful.language.arms`)."""
+    for (`heedful.language.arms`), and a mid-episode re-instruction (`heedful.language.reinstruct`)."""
     arm = options.get("instruction")
-    return str(suite.run_label(options)) + (f" | instruction {arm}" if arm else "")
+    switch = options.get("reinstruct")
+    label = str(suite.run_label(options)) + (f" | instruction {arm}" if arm else "")
+    return label + (f" | re-instructed {switch}" if switch else "")
 
 
 def pairing_line(records_a: Sequence[Record], records_b: Sequence[Record]) -> str:
@@ -225,11 +258,11 @@ def pairing_line(records_a: Sequence[Record], records_b: Sequence[Record]) -> st
 
 
 def compare(
-    run_a: Path | str, run_b: Path | str, *, resamples: int = 10_000, seed: int = 0, strict: bool = False
+    run_a: RunLike, run_b: RunLike, *, resamples: int = 10_000, seed: int = 0, strict: bool = False
 ) -> list[ComparisonRow]:
-    """Paired comparison of two runs of one suite on the same dataset; with `strict`, only of two runs that hold
-    the same episodes."""
-    return _paired(run_records(run_a), run_records(run_b), resamples=resamples, seed=seed, strict=strict)[1]
+    """Paired comparison of two runs (directories, or runs already read) of one suite on the same dataset; with
+    `strict`, only of two runs that hold the same episodes."""
+    return _paired(_read(run_a), _read(run_b), resamples=resamples, seed=seed, strict=strict)[1]
 
 
 def _paired(

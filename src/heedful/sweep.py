@@ -157,16 +157,11 @@ def run_sweep(sweep: Sweep, *, progress: bool = True, say: Callable[[str], None]
 
 @contextmanager
 def _backend_session(run: dict[str, Any]) -> Iterator[None]:
-    """On Ray, one session for every cell (each run would otherwise start and stop its own Ray instance)."""
-    from heedful.runner.ray_options import backend_options
+    """One backend session for every cell (on Ray, each run would otherwise start and stop its own Ray instance)."""
+    from heedful.runner.backend import BackendFlags, make_backend
 
-    ray = backend_options(run.get("backend", "local"), run.get("address"), run.get("resources"))
-    if ray is None:
-        yield
-        return
-    from heedful.runner.ray_backend import ray_session
-
-    with ray_session(ray, int(run.get("workers", 1))):
+    flags = BackendFlags(int(run.get("workers", 1)), run.get("address"), run.get("resources"))
+    with make_backend(run.get("backend", "local"), flags).session():
         yield
 
 

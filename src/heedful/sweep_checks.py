@@ -39,8 +39,10 @@ def check_run_table(run: dict[str, Any], where: str) -> None:
             raise ConfigError(f"{where} {key} must be at least 1, got {run[key]}")
     if run.get("order", "stratified") not in ("stratified", "file"):
         raise ConfigError(f"{where} order must be stratified or file, got {run['order']!r}")
-    if run.get("backend", "local") not in ("local", "ray"):
-        raise ConfigError(f"{where} backend must be local or ray, got {run['backend']!r}")
+    from heedful.runner.backend import BACKENDS
+
+    if run.get("backend", "local") not in BACKENDS.names():
+        raise ConfigError(f"{where} backend must be one of {', '.join(BACKENDS.names())}, got {run['backend']!r}")
 
 
 def check_cells(cells: Sequence[Cell], path: Path, run: dict[str, Any] | None = None) -> None:

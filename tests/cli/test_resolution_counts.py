@@ -1,13 +1,25 @@
 """How often one `heedful run` looks its suite and agent class up by name and reads the agent's capabilities, and how
 often `heedful compare` / `heedful view` read each run's records: counted on the real command line, in process.
 
-Before issue 41 step 4 (measured with this test's counters on the same commands): a run resolved the suite 3 times
-and the agent class 3 times (the command line, `api.evaluate`, `runner.run`); compare read each run's records 3
-times and resolved the suite 4 times. Now `api.evaluate` hands what it resolved to `runner.run`, and compare reads
-each run once. What is left is asserted exactly, so that a new look-up shows here: the command line still resolves
-the suite (to build its flags) and the agent class (to build its arguments) before `api.evaluate` does, the
-capabilities are read 12 times a run plus once per decisions episode (the rollout asks whether the agent is
-privileged), and `heedful view` reads each run's records 5 times.
+Measured with this test's counters on the same commands (8 decisions episodes, serial):
+
+| per `heedful run` | before issue 41 | after h41a | now |
+|---|---|---|---|
+| suite looked up | 3 | 2 | 1 |
+| agent class looked up | 3 | 2 | 1 |
+| backend looked up | - | - | 1 |
+| capabilities read | 20 | 20 | 3 |
+
+The command line looks the suite up (to build its flags) and the agent class (to build its arguments) and hands both
+to `api.evaluate` and the run; `runner.backend.make_backend` looks the backend up, which parses its own flags. The
+capabilities are read for the class in `api.evaluate`, and for the agent before and after `describe()` (which
+connects a remote agent, whose declarations may depend on the server): that last reading goes down to every rollout
+in its context (before: once more per decisions episode, and 11 more times in the run).
+
+`heedful compare` read each run's records 3 times and resolved the suite 4 times; now once and once. What is left is
+asserted exactly, so that a new look-up shows here. `heedful view` read each run's records 5 times (the site, its
+summary's report, the figure's report, the comparison and its pairing line); now once (`results.read_run`, handed
+to every part as a `ReadRun`).
 """
 
 from __future__ import annotations
@@ -62,7 +74,7 @@ def test_one_run_resolves_once_below_the_command_line_and_compare_reads_each_run
         counts.clear()
         argv = ["run", "decisions", "--agent", "oracle", "--limit", str(EPISODES), "--dataset", str(dataset)]
         assert main([*argv, "--out", str(run), "--no-progress"]) == 0
-        assert counts == {"resolve suite": 2, "resolve agent": 2, "capabilities": 12 + EPISODES}
+        assert counts == {"resolve suite": 1, "resolve agent": 1, "resolve backend": 1, "capabilities": 3}
 
     counts.clear()
     assert main(["compare", *map(str, runs), "--resamples", "50"]) == 0
@@ -71,4 +83,4 @@ def test_one_run_resolves_once_below_the_command_line_and_compare_reads_each_run
     counts.clear()
     site = ["--out", str(tmp_path / "site"), "--episodes", "none", "--no-progress"]
     assert main(["view", *map(str, runs), *site]) == 0
-    assert counts["records read"] == 5 * len(runs)
+    assert counts["records read"] == len(runs)

@@ -136,3 +136,25 @@ def test_cli_plot(decisions_runs: dict[str, Path], tmp_path: Path, capsys: pytes
     assert out.read_bytes().startswith(MAGIC["svg"]) and "wrote" in capsys.readouterr().out
     assert main(["plot", str(decisions_runs["oracle"]), "--out", str(tmp_path / "fig.gif")]) == 2
     assert capsys.readouterr().err.count("heedful: error:") == 1
+
+
+def test_the_language_dependence_figure_has_a_bar_per_arm_and_group(tmp_path: Path) -> None:
+    from heedful.metrics.arms import ArmRow
+    from heedful.report.arms_plot import build_arms_figure, write_arms_figure
+
+    def row(arm: str, group: str, score: float, followed: float | None = None) -> ArmRow:
+        return ArmRow(arm, group, 10, score, (score / 2, 1.0), 10, None, (None, None), followed)
+
+    rows = [row("given", "all", 0.8), row("empty", "all", 0.1), row("other", "all", 0.2, 0.7)]
+    rows += [row("given", "L0", 1.0), row("empty", "L0", 0.0), row("other", "L0", 0.0, 1.0)]
+    figure = build_arms_figure("tabletop", rows, "arms")
+    (axes,) = figure.axes
+    assert len(axes.patches) == 6 and [t.get_text() for t in axes.get_xticklabels()] == ["all", "L0"]
+    heights = sorted(round(p.get_height(), 6) for p in axes.patches)
+    assert heights == [0.0, 0.0, 10.0, 20.0, 80.0, 100.0]
+    first, second = tmp_path / "a.svg", tmp_path / "b.svg"
+    write_arms_figure("tabletop", rows, first, "arms")
+    write_arms_figure("tabletop", rows, second, "arms")
+    assert first.read_bytes() == second.read_bytes() and first.read_bytes().startswith(MAGIC["svg"])
+    with pytest.raises(ConfigError, match="no scored episode"):
+        build_arms_figure("tabletop", [ArmRow("given", "all", 0, None, (None, None), 0, None, (None, None))], "x")

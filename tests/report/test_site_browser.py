@@ -235,3 +235,35 @@ def test_an_instruction_that_is_html_stays_text(
     page.screenshot(path=str(tmp_path_factory.getbasetemp() / "site-screenshots" / "8-hostile-text.png"))
     page.close()
     assert errors == []
+
+
+def test_an_arms_job_shows_its_language_dependence_table(
+    browser: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    from heedful.arms_job import arms_table, job_runs
+    from heedful.cli.main import main
+
+    job = tmp_path_factory.mktemp("arms") / "job"
+    assert main(["run", "decisions", "--agent", "lexical", "--limit", "20", "--arms", "given,empty,other",
+                 "--out", str(job), "--no-progress"]) == 0  # fmt: skip
+    out = tmp_path_factory.mktemp("arms-site")
+    build_site([job], out, episodes="none", progress=False)
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto((out / "index.html").as_uri())
+    cells = page.eval_on_selector_all(
+        "table[data-table=language] tr[data-arm]",
+        "rows => rows.map(r => [r.dataset.group, r.dataset.arm, r.querySelector('[data-field=score]').textContent,"
+        " r.querySelector('[data-field=followed-given]').textContent])",
+    )
+    _, _, rows = arms_table(job_runs(job))
+    want = [
+        [r.group, r.arm, f"{100 * r.score:.1f}%", "" if r.followed_given is None else f"{100 * r.followed_given:.1f}%"]
+        for r in rows
+    ]
+    assert cells == want and any(c[1] == "other" and c[3] for c in cells)
+    assert page.locator("table[data-table=metrics]").count() == 3  # the three arms' runs, each with its card
+    page.screenshot(path=str(tmp_path_factory.getbasetemp() / "site-screenshots" / "9-language.png"))
+    page.close()
+    assert errors == []

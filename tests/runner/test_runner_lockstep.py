@@ -16,6 +16,7 @@ from lockstep_controllers import CRASH_WORD
 from heedful.agents.registry import AGENTS
 from heedful.agents.tabletop import OracleAgent
 from heedful.api import evaluate
+from heedful.capabilities import capabilities
 from heedful.cli import main
 from heedful.errors import ConfigError
 from heedful.records import Status
@@ -95,13 +96,13 @@ def test_batch_needs_a_batched_controller_without_per_trial_state() -> None:
         def predict_batch(self, observations: Sequence[dict[str, Any]]) -> None: ...
         def begin_trial(self, trial: Any, seed: int) -> None: ...
 
-    check_batchable(OracleAgent(), 1)
+    check_batchable(capabilities(OracleAgent()), 1)
     with pytest.raises(ConfigError, match="needs a controller that declares predict_batch"):
-        check_batchable(OracleAgent(), 4)
+        check_batchable(capabilities(OracleAgent()), 4)
     with pytest.raises(ConfigError, match="begin_trial"):
-        check_batchable(Replaying(), 4)
+        check_batchable(capabilities(Replaying()), 4)
     with pytest.raises(ConfigError, match="positive integer"):
-        check_batchable(OracleAgent(), 0)
+        check_batchable(capabilities(OracleAgent()), 0)
     code = main(["run", "tabletop", "--agent", "oracle", "--batch", "4", "--limit", "1", "--no-progress"])
     assert code == 2  # refused before anything runs
 

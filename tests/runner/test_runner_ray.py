@@ -19,13 +19,13 @@ from runner_ray_toy import KILLER_NAME, KILLER_TARGET, RAY_ENV, require_ray
 from runner_toy import SUITE_NAME, make_episodes, reference, stored, toy_spec
 
 from heedful.agents.registry import AGENTS, make_agent
+from heedful.capabilities import capabilities
 from heedful.cli import main
 from heedful.errors import RunError
 from heedful.runner import load_run, ray_backend, run
-from heedful.runner.backends import execute
-from heedful.runner.episode import fit_agent
 from heedful.runner.ray_backend import MAX_TRIES
 from heedful.runner.ray_options import RayOptions
+from heedful.runner.ray_run import RayBackend
 from heedful.runner.rollouts import Work
 from heedful.suites.registry import get_suite
 
@@ -148,8 +148,10 @@ def test_closing_the_ray_backend_kills_its_workers(cluster: Any, tmp_path: Path)
     suite = get_suite(SUITE_NAME)
     agent = make_agent(spec.agent, spec.agent_args, suite=spec.suite)
     train = suite.training_episodes(episodes)
-    fit_agent(agent, train)
-    batches = execute(Work(spec, suite, agent, train, list(enumerate(episodes))), 2, RayOptions())
+    declared = capabilities(agent)
+    if declared.fit is not None:
+        declared.fit(train)
+    batches = RayBackend(2, RayOptions()).execute(Work(spec, suite, agent, declared, train, list(enumerate(episodes))))
     first = next(batches)
     assert first and all(r.status.value == "ok" for r in first)
     batches.close()  # what run() does on Ctrl-C

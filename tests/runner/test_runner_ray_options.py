@@ -12,7 +12,10 @@ from runner_toy import make_episodes, toy_spec
 
 from heedful.errors import ConfigError, MissingDependencyError, RunError
 from heedful.runner import run
-from heedful.runner.ray_options import RayOptions, backend_options, parse_resources
+from heedful.runner.backend import BackendFlags, make_backend
+from heedful.runner.backends import LocalBackend
+from heedful.runner.ray_options import RayOptions, parse_resources
+from heedful.runner.ray_run import RayBackend
 
 pytestmark = pytest.mark.usefixtures("toy")
 
@@ -26,7 +29,7 @@ def _free_port() -> int:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"backend": "dask"}, "unknown backend 'dask'; choose one of local, ray"),
+        ({"backend": "dask"}, "unknown backend 'dask'; choose one of: local, ray"),
         ({"address": "auto"}, "--address only applies to --backend ray"),
         ({"resources": '{"CPU": 1}'}, "--resources only applies to --backend ray"),
         ({"backend": "ray", "resources": "{CPU: 1}"}, "is not JSON"),
@@ -61,7 +64,7 @@ def test_an_unreachable_address_is_named_with_how_to_start_a_cluster(tmp_path: P
 def test_the_ray_backend_without_ray_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)  # what an environment without ray looks like to an import
     with pytest.raises(MissingDependencyError, match=r"pip install 'heedful\[ray\]'"):
-        backend_options("ray")
+        make_backend("ray")
     from heedful.runner.ray_backend import import_ray
 
     with pytest.raises(MissingDependencyError, match=r"pip install 'heedful\[ray\]'"):
@@ -72,7 +75,7 @@ def test_a_ray_client_address_without_rays_client_says_how_to_install_it(monkeyp
     pytest.importorskip("ray")
     monkeypatch.setitem(sys.modules, "grpc", None)  # plain `ray` does not install grpcio, which ray:// needs
     with pytest.raises(MissingDependencyError, match=r"pip install 'ray\[client\]'"):
-        backend_options("ray", address="ray://127.0.0.1:10001")
+        make_backend("ray", BackendFlags(address="ray://127.0.0.1:10001"))
 
 
 def test_resources_become_the_actor_options() -> None:
@@ -80,4 +83,5 @@ def test_resources_become_the_actor_options() -> None:
     assert parse_resources({"GPU": 0.25}) == {"GPU": 0.25, "CPU": 1.0}
     options = RayOptions(resources=parse_resources('{"CPU": 2, "GPU": 0.5, "node_b": 1}')).actor_options()
     assert options == {"num_cpus": 2.0, "num_gpus": 0.5, "resources": {"node_b": 1.0}}
-    assert backend_options() is None and backend_options("local") is None
+    assert make_backend("local", BackendFlags(workers=3)) == LocalBackend(3)
+    assert RayBackend(2, RayOptions()).where() == "ray (a local instance)" and LocalBackend().where() == "local"

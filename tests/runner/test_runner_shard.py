@@ -8,6 +8,7 @@ import pytest
 
 from heedful.cli import main
 from heedful.runner import load_run
+from heedful.runner.manifest import read_manifest, write_manifest
 from heedful.runner.run import shard_positions
 
 RUN = ["run", "decisions", "--agent", "random-valid", "--limit", "40", "--no-progress"]
@@ -34,9 +35,14 @@ def test_merged_shards_equal_the_unsharded_run(tmp_path: Path, capsys: pytest.Ca
     shards = [load_run(tmp_path / f"s{i}")[1] for i in (1, 2, 3)]
     families = [{r.keys["family_id"] for r in records} for records in shards]
     assert not (families[0] & families[1]) and not (families[1] & families[2]) and all(families)  # whole families
+    gpu = {"platform": "egl", "egl_device": 0, "vendor": "V", "renderer": "GPU", "version": "4.6", "workers": [0]}
+    for i, drawn in ((1, [gpu]), (2, [gpu, {**gpu, "renderer": "llvmpipe"}])):  # as if shards 1, 2 had rendered
+        shard = read_manifest(tmp_path / f"s{i}")
+        write_manifest(tmp_path / f"s{i}", shard.model_copy(update={"renderers": drawn}))
     args = ["merge", *(str(tmp_path / f"s{i}") for i in (3, 1, 2)), "--out", str(tmp_path / "m")]
     assert main(args) == 0
     manifest, merged = load_run(tmp_path / "m")
+    assert manifest.renderers == [gpu, {**gpu, "renderer": "llvmpipe"}]  # every shard's, each once
     _, whole = load_run(tmp_path / "whole")
     assert [r.deterministic_dict() for r in merged] == [r.deterministic_dict() for r in whole]
     assert manifest.spec.shard is None and manifest.planned == 40 and manifest.state == "finished"

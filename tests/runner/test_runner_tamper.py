@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from heedful.cli import main
-from heedful.runner.manifest import manifest_digest
+from heedful.runner.manifest import READABLE_SCHEMAS, manifest_digest
+from heedful.runner.store import body_digest
 
 RUN = ["run", "decisions", "--agent", "random-valid", "--limit", "12", "--order", "file", "--no-progress"]
 
@@ -95,7 +96,8 @@ def test_deleted_records_are_refused(
         ({"agent_name": "oracle"}, "was edited after heedful wrote it"),
         ({"seed": 5}, "was edited after heedful wrote it"),
         ({"planned": 500}, "was edited after heedful wrote it"),
-        ({"schema_version": "heedful-run/99"}, "has schema_version 'heedful-run/99'"),
+        ({"schema_version": "heedful-run/99"}, "has schema_version 'heedful-run/99' (written by heedful "),
+        ({"schema_version": None}, "has no schema_version (written by heedful "),
         ({"run_identity": None, "reseal": True}, "lacks its run_identity"),
         ({"seed": 5, "reseal": True}, "is not the identity of its spec"),
     ],
@@ -110,6 +112,39 @@ def test_an_edited_manifest_is_refused_by_name(
         capsys.readouterr()
         assert main(argv) == 2, argv
         assert message in capsys.readouterr().err, argv
+
+
+def test_a_manifest_of_a_newer_or_no_schema_says_which_versions_are_read_and_how_to_fix_it(
+    made: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = _copy(made, tmp_path, "run")
+    _edit_manifest(run, schema_version="heedful-run/3")
+    capsys.readouterr()
+    assert main(["report", str(run), "--resamples", "20"]) == 2
+    err = capsys.readouterr().err
+    assert f"{run / 'manifest.json'} has schema_version 'heedful-run/3'" in err
+    assert f"reads {', '.join(READABLE_SCHEMAS)}" in err and "upgrade heedful" in err and "run it again" in err
+
+
+@pytest.mark.parametrize(("version", "shown"), [("heedful-record/2", "'heedful-record/2'"), (None, "none")])
+def test_a_record_of_a_newer_or_no_schema_is_refused_by_every_reader_naming_it(
+    made: Path, tmp_path: Path, version: str | None, shown: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = _copy(made, tmp_path, "run")
+    with sqlite3.connect(run / "records.sqlite") as conn:
+        (episode, body), *_ = conn.execute("SELECT episode_id, body FROM records ORDER BY idx")
+        data = json.loads(body)
+        data.pop("schema_version")
+        if version is not None:  # as a newer heedful would store it: its own digest, the version first
+            data = {"schema_version": version, **data}
+        text = json.dumps(data, separators=(",", ":"))
+        conn.execute("UPDATE records SET body = ?, digest = ? WHERE episode_id = ?", (text, body_digest(text), episode))
+    for argv in _readers(run, made / "run", tmp_path):
+        capsys.readouterr()
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        where = f"1 records of {run / 'records.sqlite'} ('{episode}') have schema_version {shown}"
+        assert f"{where}; this heedful reads heedful-record/1" in err and "upgrade heedful" in err, argv
 
 
 def test_merge_refuses_an_edited_or_emptied_shard(

@@ -22,7 +22,7 @@ from heedful.llm.prompts import load_prompt
 from heedful.llm.request import ChatRequest
 from heedful.seeding import derive_rng
 from heedful.suites.tabletop.expert import branch_program, program
-from heedful.suites.tabletop.model import Grounded, TabletopTask, TabletopTrial
+from heedful.suites.tabletop.model import Grounded, Layout, TabletopTask, TabletopTrial
 from heedful.suites.tabletop.observation import PlannerObservation
 from heedful.suites.tabletop.skillcalls import SkillCall
 
@@ -35,18 +35,53 @@ def planned_reply(calls: list[SkillCall], observation: PlannerObservation, **inf
 
 
 class OracleAgent:
-    """Runs the expert program of the grounded task (it never reads the instruction)."""
+    """Runs the expert program of the grounded task (it never reads the instruction).
+
+    When the task changes during the trial (`--reinstruct`) it re-plans at its first call after the change: it puts
+    an object it holds back where the trial started it (unless the new task picks it first), then runs the new task's
+    program on the objects where they stand."""
 
     name = "oracle"
     privileged = True  # reads the grounded task and the layout
 
+    def __init__(self) -> None:
+        self._replanned: tuple[tuple[int, int], list[SkillCall]] | None = None
+
     def act(self, observation: PlannerObservation) -> AgentReply:
         truth = observation.ground_truth()
         task, layout = truth.task, truth.layout
-        return planned_reply(program(task.grounded, layout), observation)
+        since = observation.instruction_since
+        if not since:
+            return planned_reply(program(task.grounded, layout), observation)
+        key = (observation.seed, since)
+        if self._replanned is None or self._replanned[0] != key:
+            self._replanned = key, replan(task.grounded, layout, observation)
+        calls = self._replanned[1]
+        i = len(observation.history) - since
+        return AgentReply(text=(calls[i] if i < len(calls) else DONE).text(), info={"replanned_after": since})
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "reads": "grounded task spec (never the instruction)"}
+
+
+def replan(g: Grounded, layout: Layout, observation: PlannerObservation) -> list[SkillCall]:
+    """The program of `g` from the state the observation shows: a held object first goes back to its start, unless it
+    is the one the program picks first."""
+    start = {o.name: o for o in layout.objects}
+    now = {o.name: (o.x, o.y) for o in observation.objects}
+    held = observation.holding
+    if held is not None:
+        now[held] = (start[held].x, start[held].y)
+    live = layout.model_copy(
+        update={
+            "objects": tuple(o.model_copy(update={"x": now[o.name][0], "y": now[o.name][1]}) for o in layout.objects)
+        }
+    )
+    calls = program(g, live)
+    if held is not None and calls and calls[0] == SkillCall(skill="pick", args={"object": held}):
+        return calls[1:]  # it already holds what the new task picks first
+    back = [] if held is None else [SkillCall(skill="place_at", args={"x": start[held].x, "y": start[held].y})]
+    return back + calls
 
 
 class BlindAgent:

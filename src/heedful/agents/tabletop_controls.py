@@ -71,6 +71,11 @@ class ReplayController:
         pass
 
     def predict(self, observation: dict[str, Any]) -> NDArray[np.float64]:
+        # The rest of the motion from the control step the trial is at: all of it at step 0; what a cut chunk
+        # left (a mid-trial re-instruction cuts it; the replay does not listen) when asked again.
+        step = observation.get("step")
+        if isinstance(step, int) and 0 < step < len(self.actions):
+            return self.actions[step:]
         if not self.sent and len(self.actions):
             self.sent = True
             return self.actions

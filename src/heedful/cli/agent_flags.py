@@ -10,9 +10,12 @@ import argparse
 import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from heedful.cli.parser import CliUsageError
+
+if TYPE_CHECKING:
+    from heedful.protocols import AgentFactory
 
 
 @dataclass(frozen=True)
@@ -62,7 +65,7 @@ class FlagGroup:
                 )
 
     def agent_args(
-        self, args: argparse.Namespace, agent_cls: Any, agent: str, agent_args: dict[str, Any]
+        self, args: argparse.Namespace, agent_cls: AgentFactory, agent: str, agent_args: dict[str, Any]
     ) -> dict[str, Any]:
         """`agent_args` plus the options of this group given on the command line.
 

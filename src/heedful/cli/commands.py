@@ -10,14 +10,17 @@ import argparse
 import re
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from heedful.cli.command_table import command_help
-from heedful.cli.common import LazyProgress, add_max_errors, suite_arg
+from heedful.cli.common import BackendNames, LazyProgress, add_max_errors, suite_arg
 from heedful.cli.llm_args import add_llm_args, llm_agent_args
 from heedful.cli.parser import CliUsageError, Parser, key_values
 from heedful.cli.remote_args import add_remote_args, pooled_agent, remote_agent_args
 from heedful.cli.suite_flags import add_suite_flags, suite_options
+
+if TYPE_CHECKING:
+    from heedful.suites.base import Suite
 
 # --- generate
 
@@ -107,7 +110,9 @@ class SuiteRunParser(Parser):
             self._completed = True
             from heedful.suites.registry import get_suite
 
-            self.add_suite_arguments(get_suite(self.suite_name))
+            suite = get_suite(self.suite_name)
+            self.add_suite_arguments(suite)
+            self.set_defaults(resolved_suite=suite)  # looked up once: `heedful run` hands it to api.evaluate
         return super().parse_known_args(args, namespace)
 
     def error(self, message: str) -> NoReturn:
@@ -121,7 +126,7 @@ class SuiteRunParser(Parser):
             )
         super().error(message)
 
-    def add_suite_arguments(self, suite: Any) -> None:
+    def add_suite_arguments(self, suite: Suite) -> None:
         """The suite's `--split` choices and its run-option flags (ConfigError when a flag cannot be built)."""
         # a split also selects its parts, as api.select does (household: val = val_seen + val_unseen)
         parts = {s: [p for p in suite.splits if p.startswith(f"{s}_")] for s in suite.splits}
@@ -236,7 +241,7 @@ def add_run_arguments(p: Any) -> None:
     )
     p.add_argument(
         "--backend",
-        choices=["local", "ray"],
+        choices=BackendNames(),  # the registry's names, read lazily
         default="local",
         help="where episodes run: local (this process, or --workers processes) or ray (--workers actors on a Ray "
         "cluster; pip install 'heedful[ray]')",
@@ -301,6 +306,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     agent_args = remote_agent_args(args, cls, args.agent, llm_agent_args(args, cls, args.agent, agent_args))
     shard = f"-shard{args.shard.replace('/', 'of')}" if args.shard else ""
     arm = f"-instruction-{given['instruction']}" if given.get("instruction") else ""
+    arm += f"-reinstruct-{str(given['reinstruct']).replace('=', '')}" if given.get("reinstruct") else ""
     tags = f"{args.run_tag(given)}{arm}{_agent_tag(agent_args)}"
     out = args.out or Path("runs") / f"{args.suite}-{args.agent}{tags}-seed{args.seed}{shard}"
     try:
@@ -326,6 +332,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             audit_stateless=args.audit_stateless,
             batch=args.batch,
             egl_devices=args.egl_devices,
+            resolved=(args.resolved_suite, cls),
         )
     except BudgetExceededError as exc:
         print(f"heedful: run {out} stopped: {exc}", file=sys.stderr)

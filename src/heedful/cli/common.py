@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 
@@ -11,6 +12,22 @@ def suite_arg(p: argparse.ArgumentParser) -> None:
     from heedful.suites.registry import SUITES
 
     p.add_argument("suite", choices=SUITES.names(), help="benchmark suite")
+
+
+class BackendNames:
+    """The `--backend` choices: the backend registry's names (built-in and entry points), read only when the parser
+    checks a value or prints its help, so that building the parser imports no runner."""
+
+    def _names(self) -> list[str]:
+        from heedful.runner.backend import BACKENDS
+
+        return BACKENDS.names()
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
 
 
 class LazyProgress:

@@ -6,9 +6,12 @@ Only agents that take an option accept it; `--model` with `--agent oracle` is a 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from heedful.cli.agent_flags import AgentFlag, FlagGroup
+
+if TYPE_CHECKING:
+    from heedful.protocols import AgentFactory
 
 FLAGS = (
     AgentFlag("--model", "model", "model name the server serves (alone: an OpenAI API model)", str, "NAME"),
@@ -87,6 +90,8 @@ def add_llm_args(parser: argparse.ArgumentParser) -> None:
     LLM_FLAGS.add_to(parser)
 
 
-def llm_agent_args(args: argparse.Namespace, agent_cls: Any, agent: str, agent_args: dict[str, Any]) -> dict[str, Any]:
+def llm_agent_args(
+    args: argparse.Namespace, agent_cls: AgentFactory, agent: str, agent_args: dict[str, Any]
+) -> dict[str, Any]:
     """`agent_args` plus the language-model options given on the command line (see `FlagGroup.agent_args`)."""
     return LLM_FLAGS.agent_args(args, agent_cls, agent, agent_args)

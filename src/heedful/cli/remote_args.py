@@ -6,10 +6,13 @@ Only agents that take an option accept it; `--port` with `--agent oracle` is a u
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from heedful.cli.agent_flags import AgentFlag, FlagGroup
 from heedful.cli.parser import CliUsageError
+
+if TYPE_CHECKING:
+    from heedful.protocols import AgentFactory
 
 URL_FLAG = AgentFlag(
     "--url",
@@ -76,7 +79,7 @@ def pooled_agent(args: argparse.Namespace, agent: str) -> str:
 
 
 def remote_agent_args(
-    args: argparse.Namespace, agent_cls: Any, agent: str, agent_args: dict[str, Any]
+    args: argparse.Namespace, agent_cls: AgentFactory, agent: str, agent_args: dict[str, Any]
 ) -> dict[str, Any]:
     """`agent_args` plus the remote-policy options given on the command line (see `FlagGroup.agent_args`)."""
     return REMOTE_FLAGS.agent_args(args, agent_cls, agent, agent_args)

@@ -96,7 +96,20 @@ def cmd_report(args: argparse.Namespace) -> int:
     following = following_text(args.run, seed=args.seed) if args.format == "table" else None
     if following:  # a run under --instruction other: whose task did the episodes meet
         print(f"\n{following}")
+    switching = _switch_text(args.run) if args.format == "table" else None
+    if switching:  # a run under --reinstruct: the new task, and who kept the old one
+        print(f"\n{switching}")
     return _run_verdict(args.run, max_errors)
+
+
+def _switch_text(run: Path) -> str | None:
+    from heedful.language.reinstruct import OPTION
+    from heedful.metrics.reinstruct import render_switch_table, switch_rows
+    from heedful.runner import load_run
+
+    manifest, records = load_run(run)
+    rule = manifest.spec.options.get(OPTION)
+    return None if rule is None else render_switch_table(switch_rows(manifest.spec.suite, records), str(rule))
 
 
 def _arms_report(job: Path, seed: int, max_errors: Any) -> int:
@@ -146,15 +159,20 @@ def add_plot(sub: Any, formatter: Any) -> None:
             "household, SPL and SR per split and task type. Several runs stand side by side, one bar per run in "
             "each group, the legend naming each run's agent. Dashed error bars are Wilson intervals where every "
             "bootstrap resample scored alike; dotted ticks mark the chance level. The same runs give byte-identical "
-            'files. Needs matplotlib: pip install "heedful[plots]".'
+            "files. An instruction-arms job (heedful run ... --arms, one JOB) gives the language-dependence figure: "
+            "each arm's score per level / category / task type with its Wilson interval, and under other the share "
+            'that followed the given words. Needs matplotlib: pip install "heedful[plots]".'
         ),
         epilog=(
             "examples:\n"
             "  heedful plot runs/oracle --out fig/decisions.pdf\n"
-            "  heedful plot runs/oracle runs/majority-masked --out fig/decisions.svg   # side by side"
+            "  heedful plot runs/oracle runs/majority-masked --out fig/decisions.svg   # side by side\n"
+            "  heedful plot runs/tt-oracle --out fig/arms.svg   # an --arms job: the language-dependence figure"
         ),
     )
-    p.add_argument("runs", type=Path, nargs="+", metavar="RUN", help="run directories, all of one suite")
+    p.add_argument(
+        "runs", type=Path, nargs="+", metavar="RUN", help="run directories, all of one suite (or one --arms job)"
+    )
     p.add_argument(
         "--out", type=Path, required=True, help="the figure file: .pdf or .svg (vector) or .png (raster, 200 dpi)"
     )
@@ -166,6 +184,12 @@ def add_plot(sub: Any, formatter: Any) -> None:
 def cmd_plot(args: argparse.Namespace) -> int:
     from heedful.api import plot
 
+    if len(args.runs) == 1 and is_arms_job(args.runs[0]):  # an arms job: the language-dependence figure
+        from heedful.arms_job import arms_figure
+
+        out = arms_figure(args.runs[0], args.out, resamples=args.resamples, seed=args.seed)
+        print(f"wrote {out}")
+        return 0
     out = plot(args.runs, args.out, resamples=args.resamples, seed=args.seed)
     print(f"wrote {out} ({len(args.runs)} run{'s' if len(args.runs) > 1 else ''})")
     return 0

@@ -58,17 +58,20 @@ def _clean(interval: tuple[float, float]) -> Interval:
     return (None if math.isnan(interval[0]) else interval[0], None if math.isnan(interval[1]) else interval[1])
 
 
-def _rate(records: Sequence[Record], hit: Sequence[bool]) -> tuple[float | None, Interval]:
+def rate_with_interval(records: Sequence[Record], hit: Sequence[bool]) -> tuple[float | None, Interval]:
+    """The share of `records` that `hit` marks, with its Wilson interval (None for no records)."""
     n, k = len(records), sum(hit)
     return (k / n if n else None), _clean(wilson_interval(k, n))
 
 
-def _groups(records: Sequence[Record], key: str | None) -> list[str]:
+def arm_groups(records: Sequence[Record], key: str | None) -> list[str]:
+    """The table's groups: "all", then every value of the record key `key` (level, category, task type)."""
     values = sorted({r.keys.get(key, "") for r in records} - {""}) if key else []
     return ["all", *values]
 
 
-def _in_group(record: Record, key: str | None, group: str) -> bool:
+def in_group(record: Record, key: str | None, group: str) -> bool:
+    """Whether `record` belongs to the table row `group` of `arm_groups`."""
     return group == "all" or (key is not None and record.keys.get(key) == group)
 
 
@@ -89,15 +92,15 @@ def language_dependence(
     scored = {arm: [r for r in runs[arm] if r.status.scored] for arm in order}
     given = {r.episode_id: r for r in scored.get("given", [])}
     rows = []
-    for group in _groups([r for arm in order for r in scored[arm]], key):
+    for group in arm_groups([r for arm in order for r in scored[arm]], key):
         for arm in order:
-            mine = [r for r in scored[arm] if _in_group(r, key, group)]
-            score, score_ci = _rate(mine, [bool(r.correct) for r in mine])
+            mine = [r for r in scored[arm] if in_group(r, key, group)]
+            score, score_ci = rate_with_interval(mine, [bool(r.correct) for r in mine])
             pairs = [(r, given[r.episode_id]) for r in mine if r.episode_id in given] if arm != "given" else []
             diff, diff_ci = _paired(pairs, cluster, resamples, seed)
             followed = [r for r in mine if FOLLOWED_GIVEN in r.scores]
-            f_given, f_given_ci = _rate(followed, [r.scores[FOLLOWED_GIVEN] == 1.0 for r in followed])
-            f_scene, f_scene_ci = _rate(followed, [r.scores.get(FOLLOWED_SCENE) == 1.0 for r in followed])
+            f_given, f_given_ci = rate_with_interval(followed, [r.scores[FOLLOWED_GIVEN] == 1.0 for r in followed])
+            f_scene, f_scene_ci = rate_with_interval(followed, [r.scores.get(FOLLOWED_SCENE) == 1.0 for r in followed])
             rows.append(
                 ArmRow(arm, group, len(mine), score, score_ci, len(pairs), diff, diff_ci, f_given, f_given_ci,
                        f_scene, f_scene_ci)
@@ -123,11 +126,13 @@ def _paired(
     return diff, _clean(interval)
 
 
-def _pct(value: float | None) -> str:
+def percent_text(value: float | None) -> str:
+    """A share as a percentage with one decimal ("-" for none)."""
     return "-" if value is None else f"{100 * value:.1f}"
 
 
-def _ci(interval: Interval) -> str:
+def interval_text(interval: Interval) -> str:
+    """An interval as " [low, high]" in percent (empty when unknown)."""
     low, high = interval
     return "" if low is None or high is None else f" [{100 * low:.1f}, {100 * high:.1f}]"
 
@@ -148,12 +153,13 @@ def render_language_table(suite: str, rows: Sequence[ArmRow], title: str) -> str
         header,
     ]
     for row in rows:
-        diff = "-" if row.diff is None else f"{100 * row.diff:+.1f}{_ci(row.diff_ci)} (n={row.paired})"
+        diff = "-" if row.diff is None else f"{100 * row.diff:+.1f}{interval_text(row.diff_ci)} (n={row.paired})"
         followed = row.followed_given is not None
+        score = percent_text(row.score) + interval_text(row.score_ci)
+        given = percent_text(row.followed_given) + interval_text(row.followed_given_ci) if followed else ""
+        scene = percent_text(row.followed_scene) + interval_text(row.followed_scene_ci) if followed else ""
         lines.append(
-            f"{row.group:<14} {row.arm:<9} {row.n:>5}  {_pct(row.score) + _ci(row.score_ci):<22} {diff:<34} "
-            f"{(_pct(row.followed_given) + _ci(row.followed_given_ci)) if followed else '':<22} "
-            f"{(_pct(row.followed_scene) + _ci(row.followed_scene_ci)) if followed else '':<22}".rstrip()
+            f"{row.group:<14} {row.arm:<9} {row.n:>5}  {score:<22} {diff:<34} {given:<22} {scene:<22}".rstrip()
         )
     return "\n".join(lines)
 

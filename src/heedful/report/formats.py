@@ -12,7 +12,7 @@ import csv
 import io
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from heedful.errors import ConfigError
 from heedful.metrics.layouts import PaperTable
@@ -21,6 +21,9 @@ from heedful.metrics.rows import STATUS_GROUP, MetricRow
 from heedful.metrics.usage import USAGE_GROUP, format_usage
 from heedful.report import REPORT_FORMATS
 from heedful.report.cells import cell_parts, full_cells, full_columns, interval_note, metric_rows
+
+if TYPE_CHECKING:
+    from heedful.suites.base import Suite
 
 CSV_COLUMNS = (
     "metric",
@@ -48,7 +51,7 @@ def check_format(fmt: str) -> None:
 
 def render(
     fmt: str,
-    suite: Any,
+    suite: Suite,
     rows: Sequence[MetricRow],
     *,
     title: str,

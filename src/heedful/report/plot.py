@@ -27,8 +27,8 @@ from heedful.report import FIGURE_FORMATS
 
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 """Okabe and Ito's colour-blind safe colours, one per metric (one run) or per run (several)."""
-_METADATA: dict[str, dict[str, Any]] = {"pdf": {"CreationDate": None}, "svg": {"Date": None}, "png": {}}
-_RC = {
+FIGURE_METADATA: dict[str, dict[str, Any]] = {"pdf": {"CreationDate": None}, "svg": {"Date": None}, "png": {}}
+FIGURE_RC = {
     "svg.hashsalt": "heedful",
     "svg.fonttype": "none",
     "pdf.fonttype": 42,
@@ -122,10 +122,10 @@ def write_figure(
     level in the legend (heedful.metrics.reference)."""
     fmt = figure_format(out)
     matplotlib = require_matplotlib()
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(FIGURE_RC):
         figure = build_figure(layout, runs, title, reference_label)
         out.parent.mkdir(parents=True, exist_ok=True)
-        figure.savefig(out, format=fmt, metadata=_METADATA[fmt], dpi=200)
+        figure.savefig(out, format=fmt, metadata=FIGURE_METADATA[fmt], dpi=200)
 
 
 def build_figure(layout: FigureLayout, runs: Sequence[RunRows], title: str, reference_label: str = "chance") -> Any:

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from heedful.errors import DatasetError, RunError
 from heedful.records import PROMPT, Record
 from heedful.registry import suggest
+
+if TYPE_CHECKING:
+    from heedful.suites.base import Suite
 
 SHORT_LINES = 12
 
@@ -85,7 +88,7 @@ def show_episode(run_dir: Path, episode_id: str, *, dataset: Path | None = None,
     return "\n".join(out)
 
 
-def _dataset_line(suite: Any, source: str, record: Record, dataset: Path | None) -> tuple[Any, str | None]:
+def _dataset_line(suite: Suite, source: str, record: Record, dataset: Path | None) -> tuple[Any, str | None]:
     """The episode's dataset line (a tabletop trial's task), or None and why not."""
     from heedful.dataset_cache import GENERATED, source_episodes
 

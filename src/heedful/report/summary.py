@@ -11,19 +11,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from heedful.metrics.reference import reference
 from heedful.metrics.render import COLLAPSED_NOTE, MISSING, render_metric_table
 from heedful.metrics.rows import STATUS_GROUP, MetricRow
 from heedful.report.cells import cell_parts
 
+if TYPE_CHECKING:
+    from heedful.suites.base import Suite
+
 OVERALL = "all"
 MAX_COLUMNS = 6
 """Metrics in the per-group lines: the first ones of the overall block (a terminal's width)."""
 
 
-def summary_report(suite: Any, rows: Sequence[MetricRow], title: str, run: str) -> str:
+def summary_report(suite: Suite, rows: Sequence[MetricRow], title: str, run: str) -> str:
     """The short report of a run (see the module docstring); `rows` carry no usage rows."""
     level = reference(str(getattr(suite, "name", "")))
     measured = [row for row in rows if row.group != STATUS_GROUP and not _reference_group(row.group)]
@@ -42,7 +45,7 @@ def summary_report(suite: Any, rows: Sequence[MetricRow], title: str, run: str) 
     return "\n\n".join(part.strip("\n") for part in parts if part.strip())
 
 
-def _headline_metrics(suite: Any, overall: Sequence[str]) -> list[str]:
+def _headline_metrics(suite: Suite, overall: Sequence[str]) -> list[str]:
     """The metrics of the suite's first paper table (its headline measures), else the overall block's first."""
     for table in tuple(getattr(suite, "paper_tables", ())):
         named = [column.metric for column in table.columns if column.metric in overall]
@@ -57,7 +60,7 @@ def _reference_group(group: str) -> bool:
     return group.startswith(CHANCE_PREFIX)
 
 
-def _headline(suite: Any, rows: Sequence[MetricRow]) -> str:
+def _headline(suite: Suite, rows: Sequence[MetricRow]) -> str:
     headline = HEADLINES.get(str(getattr(suite, "name", "")))
     if headline is not None:
         return headline(rows)
@@ -80,7 +83,7 @@ HEADLINES: dict[str, Callable[[Sequence[MetricRow]], str]] = {"tabletop": _table
 """Suites whose headline is a layout of their own; the others lead with their first paper table."""
 
 
-def _first_paper_table(suite: Any, rows: Sequence[MetricRow]) -> str:
+def _first_paper_table(suite: Suite, rows: Sequence[MetricRow]) -> str:
 
     for table in tuple(getattr(suite, "paper_tables", ())):
         present = table.present(rows)

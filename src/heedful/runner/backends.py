@@ -1,4 +1,4 @@
-"""Execution backends: run episodes serially or in a pool of local worker processes.
+"""The `local` backend (`heedful.runner.backend`): run episodes serially or in a pool of local worker processes.
 
 An agent that declares `concurrency = N` (a language-model agent waiting on a server) gets up to N rollouts
 in flight in threads, in the serial backend and inside each worker process alike.
@@ -17,30 +17,59 @@ import multiprocessing
 from collections.abc import Generator, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
 from typing import Any
 
-from heedful.errors import RunError
+from heedful.errors import ConfigError, RunError
 from heedful.records import Record
-from heedful.runner.episode import agent_concurrency, fit_agent
-from heedful.runner.ray_options import RayOptions
+from heedful.runner.backend import BackendFlags
 from heedful.runner.rollouts import Work, rollouts
-from heedful.runner.worker import WorkerCounter, episode_chunks, init_worker, run_chunk, worker_setup
-from heedful.sims.gl_devices import renderer_since, renderers_built, use_egl_device
+from heedful.runner.worker import episode_chunks, init_worker, run_chunk, worker_setup
+from heedful.sims.gl_devices import WorkerCounter, renderer_since, renderers_built, use_egl_device
 
 
-def execute(work: Work, workers: int, ray: RayOptions | None = None) -> Generator[list[Record], None, None]:
-    """Run `work` and yield records in batches as they finish (serially when `workers <= 1`; on `workers` Ray
-    actors when `ray` is given).
+@dataclass(frozen=True)
+class LocalBackend:
+    """This process (`workers` 1) or a pool of `workers` spawned local processes."""
 
-    Close the returned generator to stop early: the pool's workers (or Ray actors) are then terminated.
-    """
-    if ray is not None:
-        from heedful.runner.ray_backend import ray_execute  # imports ray: only for runs that ask for it
+    workers: int = 1
 
-        return ray_execute(work, workers, ray)
-    if workers <= 1 or not work.todo:
-        return _serial(work)
-    return _pool(work, workers)
+    @classmethod
+    def from_flags(cls, flags: BackendFlags) -> LocalBackend:
+        """The local backend takes `--workers` only.
+
+        Raises:
+            ConfigError: `--address` or `--resources` given (they are the Ray backend's).
+        """
+        named = (("--address", flags.address), ("--resources", flags.resources))
+        given = [flag for flag, value in named if value is not None]
+        if given:
+            raise ConfigError(
+                f"{' and '.join(given)} only {'applies' if len(given) == 1 else 'apply'} to --backend ray"
+            )
+        return cls(flags.workers)
+
+    on_this_machine = True
+
+    @property
+    def in_this_process(self) -> bool:
+        return self.workers <= 1
+
+    def where(self) -> str:
+        return "local"
+
+    def execute(self, work: Work) -> Generator[list[Record], None, None]:
+        """Run `work` and yield records in batches as they finish (serially when `workers <= 1`).
+
+        Close the returned generator to stop early: the pool's workers are then terminated.
+        """
+        if self.workers <= 1 or not work.todo:
+            return _serial(work)
+        return _pool(work, self.workers)
+
+    def session(self) -> AbstractContextManager[None]:
+        return nullcontext()
 
 
 def _serial(work: Work) -> Generator[list[Record], None, None]:
@@ -48,8 +77,10 @@ def _serial(work: Work) -> Generator[list[Record], None, None]:
         return
     use_egl_device(work.egl_devices, 0)  # this process is worker 0
     built = renderers_built()  # an earlier run in this process may have rendered: only this run's count
-    fit_agent(work.agent, work.train)
-    for record in rollouts(work.suite, work.agent, work.todo, work.spec, agent_concurrency(work.agent), work.batch):
+    if work.declared.fit is not None:
+        work.declared.fit(work.train)
+    found = rollouts(work.suite, work.agent, work.todo, work.spec, work.declared.concurrency, work.batch, work.declared)
+    for record in found:
         renderer = renderer_since(built)
         if renderer is not None:
             work.renderers[0] = renderer

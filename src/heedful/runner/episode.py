@@ -8,17 +8,17 @@ from __future__ import annotations
 import os
 import time
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
-from typing import Any
 
-from heedful.capabilities import capabilities
+from heedful.capabilities import Capabilities, capabilities
 from heedful.errors import AgentInterfaceError, AgentTimeoutError, BudgetExceededError, RunError
+from heedful.protocols import Agent
 from heedful.records import Record, Status
 from heedful.runner.manifest import RunSpec
 from heedful.seeding import derive_seed
-from heedful.suites.base import RolloutContext, Suite
+from heedful.suites.base import Episode, RolloutContext, Suite
 
 SUITE_CODE = (f"heedful{os.sep}suites{os.sep}", f"heedful{os.sep}sims{os.sep}")
 """Where a crash's call site is looked for: the suite's and simulator's own code (never the runner's)."""
@@ -48,20 +48,31 @@ def crash_message(exc: BaseException) -> str:
     return text
 
 
-def episode_context(spec: RunSpec, episode: Any, index: int, options: dict[str, Any] | None = None) -> RolloutContext:
+def episode_context(
+    spec: RunSpec,
+    episode: Episode,
+    index: int,
+    options: Mapping[str, object] | None = None,
+    declared: Capabilities | None = None,
+) -> RolloutContext:
     """The context of one episode of a run: its seed derived from the run's seed and its id (so its record does
-    not depend on the backend, the worker or the order), its index, and the run's options (or `options`)."""
+    not depend on the backend, the worker or the order), its index, the run's options (or `options`), and the
+    agent's declarations when the run read them already (`declared`)."""
     chosen = spec.options if options is None else options
-    return RolloutContext(seed=derive_seed(spec.seed, episode.episode_id), index=index, options=dict(chosen))
+    seed = derive_seed(spec.seed, episode.episode_id)
+    return RolloutContext(seed=seed, index=index, options=dict(chosen), declared=declared)
 
 
-def rollout_one(suite: Suite, agent: Any, episode: Any, index: int, spec: RunSpec) -> Record:
-    """Roll out one episode; agent failures and crashes become records with their own status.
+def rollout_one(
+    suite: Suite, agent: Agent, episode: Episode, index: int, spec: RunSpec, declared: Capabilities | None = None
+) -> Record:
+    """Roll out one episode; agent failures and crashes become records with their own status. `declared`: the
+    agent's declarations as the run read them (handed to the rollout in its context; None: the rollout reads them).
 
     Raises:
         RunError: the suite returned a record for another episode (a suite bug that would corrupt the run).
     """
-    context = episode_context(spec, episode, index)
+    context = episode_context(spec, episode, index, declared=declared)
     start = time.perf_counter()
     try:
         record = suite.rollout(episode, agent, context)
@@ -86,7 +97,7 @@ def rollout_one(suite: Suite, agent: Any, episode: Any, index: int, spec: RunSpe
     return record
 
 
-def _failure(suite: Suite, episode: Any, context: RolloutContext, status: Status, exc: Exception) -> Record:
+def _failure(suite: Suite, episode: Episode, context: RolloutContext, status: Status, exc: Exception) -> Record:
     # An agent error may carry what the failed episode spent (`usage`, as for language-model requests).
     record = suite.failure_record(episode, context, status, str(exc) or type(exc).__name__)
     usage = getattr(exc, "usage", None)
@@ -95,7 +106,7 @@ def _failure(suite: Suite, episode: Any, context: RolloutContext, status: Status
     return record
 
 
-def agent_concurrency(agent: Any) -> int:
+def agent_concurrency(agent: object) -> int:
     """Rollouts an agent wants in flight at once (its `concurrency` attribute; 1 when it has none).
 
     Raises:
@@ -106,9 +117,9 @@ def agent_concurrency(agent: Any) -> int:
 
 def bounded_in_flight(
     executor: ThreadPoolExecutor,
-    items: Iterator[tuple[int, Any]],
+    items: Iterator[tuple[int, Episode]],
     limit: int,
-    submit: Callable[[tuple[int, Any]], Future[Record]],
+    submit: Callable[[tuple[int, Episode]], Future[Record]],
 ) -> Iterator[Record]:
     """The records of `submit(item)` for every item, at most `limit` in flight, each yielded as it finishes. When one
     raises (a budget stop, a suite bug), nothing new is submitted; those in flight finish and are yielded, then the
@@ -135,7 +146,8 @@ def bounded_in_flight(
         executor.shutdown(wait=False, cancel_futures=True)
 
 
-def fit_agent(agent: Any, train: Sequence[Any]) -> None:
+def fit_agent(agent: object, train: Sequence[Episode]) -> None:
     """Fit `agent` on `train` if it is Fittable."""
-    if capabilities(agent).fittable:
-        agent.fit(train)
+    fit = capabilities(agent).fit
+    if fit is not None:
+        fit(train)

@@ -35,17 +35,18 @@ import numpy as np
 
 from heedful.capabilities import Capabilities, capabilities
 from heedful.errors import AgentInterfaceError, ConfigError
+from heedful.protocols import Agent
 from heedful.records import Record
 from heedful.runner.episode import bounded_in_flight, rollout_one
 from heedful.runner.manifest import RunSpec
-from heedful.suites.base import Suite
+from heedful.suites.base import Episode, Suite
 
 BatchPredict = Callable[[Sequence[dict[str, Any]]], Sequence[Any]]
 
 
-def check_batchable(agent: Any, batch: int) -> None:
-    """Refuse `batch` unless it is a positive integer and, above 1, the agent is a controller with `predict_batch`
-    and no per-trial hook (`begin_trial`) that batching would share between episodes.
+def check_batchable(declared: Capabilities, batch: int) -> None:
+    """Refuse `batch` unless it is a positive integer and, above 1, the agent (`declared`: its declarations) is a
+    controller with `predict_batch` and no per-trial hook (`begin_trial`) that batching would share between episodes.
 
     Raises:
         ConfigError: as above, naming what to change.
@@ -54,7 +55,6 @@ def check_batchable(agent: Any, batch: int) -> None:
         raise ConfigError(f"--batch must be a positive integer, got {batch!r}")
     if batch == 1:
         return
-    declared = capabilities(agent)
     if declared.kind != "controller" or declared.predict_batch is None:
         raise ConfigError(
             f"--batch {batch} needs a controller that declares predict_batch (bc, lerobot); agent "
@@ -210,23 +210,27 @@ class _Slot:
 
 
 def lockstep_rollouts(
-    suite: Suite, agent: Any, items: Iterator[tuple[int, Any]], spec: RunSpec, batch: int
+    suite: Suite,
+    agent: Agent,
+    items: Iterator[tuple[int, Episode]],
+    spec: RunSpec,
+    batch: int,
+    declared: Capabilities | None = None,
 ) -> Iterator[Record]:
     """Roll out (index, episode) pairs `batch` at a time in lockstep, yielding each record as it finishes (see the
     module docstring). Records are those of `rollouts.rollouts` for a controller keeping its promise.
 
     When a rollout raises (a budget stop, a suite bug), no new episode starts; those in flight finish and are
-    yielded, then the error is re-raised.
+    yielded, then the error is re-raised. `declared`: the agent's declarations as the run read them (None: read here).
     """
-
-    declared = capabilities(agent)
-    check_batchable(agent, batch)
+    declared = declared if declared is not None else capabilities(agent)
+    check_batchable(declared, batch)
     if declared.predict_batch is None:
         raise ConfigError(f"agent {declared.name!r} does not declare predict_batch")
     batcher = Batcher(declared.predict_batch)
     turn = threading.Lock()  # held by the one episode stepping its simulator (see the module docstring)
 
-    def one(index: int, episode: Any) -> Record:
+    def one(index: int, episode: Episode) -> Record:
         try:
             with turn:
                 return rollout_one(suite, _Slot(batcher, declared, agent, turn), episode, index, spec)
@@ -239,7 +243,7 @@ def lockstep_rollouts(
 
     executor = ThreadPoolExecutor(max_workers=batch, thread_name_prefix="heedful-lockstep")
 
-    def submit(item: tuple[int, Any]) -> Future[Record]:
+    def submit(item: tuple[int, Episode]) -> Future[Record]:
         batcher.enter()
         future = executor.submit(one, item[0], item[1])
         future.add_done_callback(left_if_cancelled)

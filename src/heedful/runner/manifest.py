@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from heedful.errors import RunError, TamperedError
+from heedful.errors import RunError, SchemaVersionError, TamperedError
 from heedful.runner.stateless import StatelessAudit
 from heedful.version import PACKAGE_DIR, installed_version
 
@@ -275,12 +275,10 @@ def read_manifest(run_dir: Path) -> RunManifest:
         data = json.loads(path.read_text(encoding="utf-8"))
     except ValueError as err:
         raise RunError(f"{path} is not a valid run manifest: {err}") from err
-    version = data.get("schema_version", "heedful-run/1") if isinstance(data, dict) else None
-    if version not in READABLE_SCHEMAS:
-        raise RunError(
-            f"{path} has schema_version {version!r}; this heedful reads {', '.join(READABLE_SCHEMAS)} "
-            "(a newer heedful wrote it, or it was edited): upgrade heedful or use the heedful that made it"
-        )
+    if not isinstance(data, dict):
+        raise RunError(f"{path} is not a valid run manifest: not a JSON object")
+    _check_schema(path, data)
+    version = data["schema_version"]
     try:
         manifest = RunManifest.model_validate(data)
     except (ValidationError, ValueError) as err:
@@ -288,6 +286,25 @@ def read_manifest(run_dir: Path) -> RunManifest:
     if version != "heedful-run/1":
         _check_current(path, data, manifest)
     return manifest.model_copy(update={"manifest_digest": None})  # checked; written again on every write
+
+
+def _check_schema(path: Path, data: dict[str, Any]) -> None:
+    """Every manifest heedful wrote names its schema version (since heedful-run/1); refuse one it does not read.
+
+    Raises:
+        SchemaVersionError: naming the file, the version found (or none), the versions read and how to fix it.
+    """
+    version = data.get("schema_version")
+    if version in READABLE_SCHEMAS:
+        return
+    writer = data.get("heedful_version")
+    by = f" (written by heedful {writer})" if isinstance(writer, str) else ""
+    found = "no schema_version" if version is None else f"schema_version {version!r}"
+    raise SchemaVersionError(
+        f"{path} has {found}{by}; this heedful ({installed_version()}) reads {', '.join(READABLE_SCHEMAS)}: "
+        "a newer heedful wrote it (upgrade heedful: pip install --upgrade heedful, or read it with the heedful that "
+        "made it), or heedful did not write it (run it again with this heedful into a new --out)"
+    )
 
 
 def _check_current(path: Path, data: dict[str, Any], manifest: RunManifest) -> None:

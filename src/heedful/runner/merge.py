@@ -49,6 +49,7 @@ def merge_runs(sources: Sequence[Path], out: Path, *, force: bool = False) -> Ru
             prompts.update(store.prompt_texts())
     unfinished = [str(s) for s, m in zip(sources, manifests, strict=True) if m.state != "finished"]
     planned = [m.planned for m in manifests]
+    drawn = [r for m in manifests for r in m.renderers or []]
     merged = first.model_copy(
         update={
             "spec": first.spec.model_copy(update={"shard": None}),
@@ -61,6 +62,8 @@ def merge_runs(sources: Sequence[Path], out: Path, *, force: bool = False) -> Ru
             "planned": None if None in planned else sum(p for p in planned if p is not None),
             "privileged": True if any(m.privileged for m in manifests) else first.privileged,
             "stateless_audit": combined_audit([m.stateless_audit for m in manifests]),
+            # every shard's renderers (shards may run on other machines), each distinct entry once
+            "renderers": [r for i, r in enumerate(drawn) if r not in drawn[:i]] or None,
         }
     )
     with staged_directory(Path(out), force=force) as staging:

@@ -1,13 +1,11 @@
-"""Which execution backend a run uses, checked before the run directory is touched.
+"""The options of the `ray` backend (`heedful.runner.ray_run`), parsed and checked before the run directory is touched.
 
-`local` (the default) runs serially or in a pool of local worker processes (`--workers`); `ray` runs on a
-Ray cluster (`heedful.runner.ray_backend`). This module never imports ray, so a bad flag, a missing install or
-an unreachable address is one typed error before anything is written.
+The backend runs on a Ray cluster (`heedful.runner.ray_backend`). This module never imports ray, so a bad flag or an
+unreachable address is one typed error before anything is written.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import socket
@@ -15,9 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from heedful.errors import ConfigError, MissingDependencyError, RunError
+from heedful.errors import ConfigError, RunError
 
-BACKENDS = ("local", "ray")
 INSTALL_HINT = "pip install 'heedful[ray]'"
 CONNECT_TIMEOUT_S = 5.0
 """How long a probe of `--address` waits: ray itself retries an unreachable cluster for minutes."""
@@ -50,44 +47,6 @@ class RayOptions:
         if custom:
             options["resources"] = custom
         return options
-
-
-def backend_options(
-    backend: str = "local", address: str | None = None, resources: str | Mapping[str, Any] | None = None
-) -> RayOptions | None:
-    """Check the backend flags; return the Ray backend's options, or None for the local backends.
-
-    Raises:
-        ConfigError: an unknown backend, `address` or `resources` without the Ray backend, a malformed address or
-            resources, or custom resources for a Ray instance heedful would start itself.
-        MissingDependencyError: the Ray backend without ray installed, or a `ray://` address without Ray's client.
-        RunError: `address` names a cluster that does not answer.
-    """
-    if backend not in BACKENDS:
-        raise ConfigError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
-    if backend != "ray":
-        given = [flag for flag, value in (("--address", address), ("--resources", resources)) if value is not None]
-        if given:
-            raise ConfigError(
-                f"{' and '.join(given)} only {'applies' if len(given) == 1 else 'apply'} to --backend ray"
-            )
-        return None
-    if importlib.util.find_spec("ray") is None:
-        raise MissingDependencyError(f"--backend ray needs ray: {INSTALL_HINT}")
-    parsed = parse_resources(resources)
-    if address is not None and address.startswith("ray://") and importlib.util.find_spec("grpc") is None:
-        raise MissingDependencyError(
-            f"--address {address} connects through Ray's client, which needs grpcio: pip install 'ray[client]' "
-            "(or pass the head's GCS address, HOST:6379, from a machine of the cluster)"
-        )
-    if address is not None:
-        check_reachable(address)
-    elif set(parsed) - {"CPU", "GPU"}:
-        raise ConfigError(
-            f"--resources {json.dumps(parsed)} names custom resources, which only a cluster started with them has; "
-            "start one (`ray start --head --resources '{...}'`) and pass --address"
-        )
-    return RayOptions(address=address, resources=parsed)
 
 
 def parse_resources(resources: str | Mapping[str, Any] | None) -> dict[str, float]:

@@ -6,19 +6,19 @@ import importlib
 import os
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from heedful.agents.registry import build_agent, make_agent
-from heedful.capabilities import capabilities
+from heedful.capabilities import Capabilities, capabilities
 from heedful.errors import BudgetExceededError, ConfigError, DatasetError, RunAbortedError, RunError
 from heedful.outcome import ABORT_AFTER
-from heedful.protocols import AgentFactory
+from heedful.protocols import Agent, AgentFactory
 from heedful.records import Record, Status
-from heedful.runner.backends import execute
+from heedful.runner.backend import Backend, BackendFlags, Resources, make_backend
 from heedful.runner.commits import BatchedWriter, CommitPolicy
 from heedful.runner.lock import RunLock
 from heedful.runner.lockstep import check_batchable
@@ -30,7 +30,6 @@ from heedful.runner.manifest import (
     utc_now,
     write_manifest,
 )
-from heedful.runner.ray_options import RayOptions, backend_options
 from heedful.runner.resume import open_manifest
 from heedful.runner.rollouts import Work
 from heedful.runner.store import RunStore
@@ -38,7 +37,7 @@ from heedful.sampling import sample_positions
 from heedful.seeding import derive_rng
 from heedful.signals import sigterm_as_interrupt
 from heedful.sims.gl_devices import check_egl_devices, parse_egl_devices, summarize
-from heedful.suites.base import Suite
+from heedful.suites.base import Episode, Suite
 from heedful.suites.lazy_episodes import episode_ids, sample_units
 from heedful.suites.registry import get_suite
 
@@ -47,13 +46,12 @@ SCORED = frozenset(s for s in Status if s.scored)
 
 @dataclass(frozen=True)
 class _Session:
-    """How one call of `run()` executes: worker processes, progress bar, which failures it retries, commits."""
+    """How one call of `run()` executes: its backend, progress bar, which failures it retries, commits."""
 
-    workers: int
+    backend: Backend
     progress: bool
     retry_failed: bool
     commit: CommitPolicy
-    ray: RayOptions | None
     chosen: tuple[int, ...]
     """Dataset positions the run covers (`selected_positions`, computed once)."""
     batch: int
@@ -83,18 +81,18 @@ class _Bar(Protocol):
 
 def run(
     spec: RunSpec,
-    episodes: Sequence[Any],
+    episodes: Sequence[Episode],
     run_dir: Path,
     *,
     workers: int = 1,
     resume: bool = False,
     progress: bool = True,
     retry_failed: bool = True,
-    train: Sequence[Any] | None = None,
+    train: Sequence[Episode] | None = None,
     commit: CommitPolicy | None = None,
     backend: str = "local",
     address: str | None = None,
-    resources: str | Mapping[str, Any] | None = None,
+    resources: Resources | None = None,
     audit_stateless: int = 0,
     batch: int = 1,
     resolved: tuple[Suite, AgentFactory] | None = None,
@@ -121,8 +119,8 @@ def run(
             `episodes`. Pass the full dataset when `episodes` is one split of it.
         commit: When records are committed (default: every 64 records or 0.5 s; `commits.EACH_RECORD` for
             one transaction per record).
-        backend: "local" (this process, or `workers` local processes) or "ray" (`workers` actors on a Ray cluster,
-            see `heedful.runner.ray_backend`).
+        backend: The backend's registry name (`heedful.runner.backend`): "local" (this process, or `workers` local
+            processes) or "ray" (`workers` actors on a Ray cluster, see `heedful.runner.ray_backend`).
         address: The Ray cluster (`auto`, `HOST:PORT`, `ray://HOST:PORT`); None starts a local Ray instance.
         resources: What each Ray worker reserves, as JSON text or a mapping (`{"CPU": 1, "GPU": 0.25}`).
         audit_stateless: After the run, replay this many of its episodes on a fresh agent in another order, in this
@@ -159,9 +157,9 @@ def run(
         raise ConfigError(f"workers must be at least 1, got {workers}")
     if audit_stateless < 0:
         raise ConfigError(f"--audit-stateless takes a number of episodes (0 or more), got {audit_stateless}")
-    ray = backend_options(backend, address, resources)
+    chosen_backend = make_backend(backend, BackendFlags(workers, address, resources))
     devices = parse_egl_devices(egl_devices)
-    if ray is None:  # on Ray, each actor checks its own node's devices
+    if chosen_backend.on_this_machine:  # on Ray, each actor checks its own node's devices
         check_egl_devices(devices)
     run_dir = Path(run_dir)
     # `resolved`: the suite and agent class the caller (heedful.api.evaluate) already looked up by these names
@@ -173,35 +171,41 @@ def run(
             if resolved is None
             else build_agent(resolved[1], spec.agent, spec.agent_args)
         )
+        declared: Capabilities | None = None
         try:
             declared = capabilities(agent)
-            check_batchable(agent, batch)
-            if (workers > 1 or ray is not None) and declared.has_budget:
+            check_batchable(declared, batch)
+            if not chosen_backend.in_this_process and declared.has_budget:
                 raise ConfigError(
                     "a budget (--max-cost / --max-requests) is enforced in one process: run with --workers 1 and "
                     "without --backend ray (use --concurrency N to keep several requests in flight)"
                 )
-            _check_training(agent, _training(suite, agent, episodes if train is None else train), episodes)
+            fit_on = suite.training_episodes(episodes if train is None else train) if declared.fittable else []
+            _check_training(declared, fit_on, episodes)
             _make_run_dir(run_dir)
             with RunLock(run_dir), sigterm_as_interrupt():
                 manifest = open_manifest(spec, run_dir, resume, declared.description(), workers, declared.session_args)
+                # read again after `description()`, which connects a remote agent: what it declares (privileged) may
+                # depend on the server; the run hands this reading down to every rollout
+                declared = capabilities(agent)
                 chosen = tuple(selected_positions(spec, suite, episodes))
-                planned = len(chosen)
-                where = "local" if ray is None else f"ray ({ray.address or 'a local instance'})"
-                # read after `description()`, which connects a remote agent: its declaration may depend on the server
-                privileged = capabilities(agent).privileged
-                update = {"planned": planned, "available": len(episodes), "backend": where, "privileged": privileged}
+                update = {
+                    "planned": len(chosen),
+                    "available": len(episodes),
+                    "backend": chosen_backend.where(),
+                    "privileged": declared.privileged,
+                }
                 manifest = manifest.model_copy(update=update)
                 write_manifest(run_dir, manifest)  # a killed run still says how much it set out to do
                 session = _Session(
-                    workers, progress, retry_failed, commit or CommitPolicy(), ray, chosen, batch, devices
+                    chosen_backend, progress, retry_failed, commit or CommitPolicy(), chosen, batch, devices
                 )
-                result = _run_session(spec, suite, agent, episodes, train, run_dir, manifest, session)
+                result = _run_session(spec, suite, agent, declared, episodes, fit_on, run_dir, manifest, session)
                 if audit_stateless:
                     result = _audit_stateless(spec, suite, episodes, train, result, audit_stateless)
                 return result
         finally:
-            close = capabilities(agent).close
+            close = declared.close if declared is not None else None
             if close is not None:
                 close()
 
@@ -209,32 +213,32 @@ def run(
 def _run_session(
     spec: RunSpec,
     suite: Suite,
-    agent: Any,
-    episodes: Sequence[Any],
-    train: Sequence[Any] | None,
+    agent: Agent,
+    declared: Capabilities,
+    episodes: Sequence[Episode],
+    fit_on: Sequence[Episode],
     run_dir: Path,
     manifest: RunManifest,
     session: _Session,
 ) -> RunResult:
     started = time.monotonic()
     generated = _Generated()
-    renderers: dict[int, dict[str, Any]] = {}  # filled by the backend: what each worker rendered with
+    renderers: dict[int, dict[str, object]] = {}  # filled by the backend: what each worker rendered with
     with RunStore(run_dir) as store:
         store.check_producer(manifest.run_identity)  # a resume never extends a run that mixes two
         try:
             todo = _todo(session.chosen, episodes, store, session.retry_failed)
             todo = run_order(todo, spec.seed) if suite.run_order == "shuffled" else todo
-            _charge_previous_usage(agent, store)
-            fit_on = _training(suite, agent, episodes if train is None else train)
-            work = Work(spec, suite, agent, fit_on, todo, session.batch, session.egl_devices, renderers)
+            _charge_previous_usage(declared, store)
+            work = Work(spec, suite, agent, declared, fit_on, todo, session.batch, session.egl_devices, renderers)
             writer = BatchedWriter(store, manifest.run_identity, session.commit)
-            newly_run = _execute(work, session.workers, writer, session.progress, generated, session.ray)
+            newly_run = _execute(work, session.backend, writer, session.progress, generated)
         except BudgetExceededError as exc:
-            manifest = _with_server_counts(_with_renderers(manifest, renderers), agent)
+            manifest = _with_server_counts(_with_renderers(manifest, renderers), declared)
             _finish_after_error(exc, run_dir, manifest, store, "stopped", started, reason=str(exc))
             raise
         except KeyboardInterrupt as exc:
-            manifest = _with_server_counts(_with_renderers(manifest, renderers), agent)
+            manifest = _with_server_counts(_with_renderers(manifest, renderers), declared)
             _finish_after_error(exc, run_dir, manifest, store, "interrupted", started)
             raise
         except RunAbortedError as exc:
@@ -242,18 +246,18 @@ def _run_session(
             _finish_after_error(exc, run_dir, manifest, store, "stopped", started, reason=str(exc))
             raise
         except BaseException as exc:
-            manifest = _with_server_counts(_with_renderers(manifest, renderers), agent)
+            manifest = _with_server_counts(_with_renderers(manifest, renderers), declared)
             _finish_after_error(exc, run_dir, manifest, store, "failed", started, reason=_one_line(exc))
             raise
         if generated.tokens:
             manifest = manifest.model_copy(update={"generation": generated.summary()})
         manifest = _with_renderers(manifest, renderers)
-        manifest = _finish(run_dir, _with_server_counts(manifest, agent), store, "finished", started)
+        manifest = _finish(run_dir, _with_server_counts(manifest, declared), store, "finished", started)
     return RunResult(run_dir=run_dir, manifest=manifest, counts=dict(manifest.counts), newly_run=newly_run)
 
 
 def _audit_stateless(
-    spec: RunSpec, suite: Suite, episodes: Sequence[Any], train: Sequence[Any] | None, result: RunResult, k: int
+    spec: RunSpec, suite: Suite, episodes: Sequence[Episode], train: Sequence[Episode] | None, result: RunResult, k: int
 ) -> RunResult:
     """Replay k of the run's episodes on a fresh agent in another order and record what changed in the manifest."""
     from heedful.runner.stateless import audit
@@ -267,7 +271,7 @@ def _audit_stateless(
     return RunResult(run_dir=result.run_dir, manifest=manifest, counts=result.counts, newly_run=result.newly_run)
 
 
-def run_order(todo: Sequence[tuple[int, Any]], seed: int) -> list[tuple[int, Any]]:
+def run_order(todo: Sequence[tuple[int, Episode]], seed: int) -> list[tuple[int, Episode]]:
     """The order a run rolls its episodes out in: a shuffle seeded by the run seed, so that a family's instances
     (neighbours in the dataset) do not run next to each other, in one process or in one worker's chunk, and an
     agent cannot tell from the order which episodes belong together. Records do not depend on it: each episode's
@@ -276,9 +280,9 @@ def run_order(todo: Sequence[tuple[int, Any]], seed: int) -> list[tuple[int, Any
     return [todo[int(i)] for i in order]
 
 
-def _with_server_counts(manifest: RunManifest, agent: Any) -> RunManifest:
+def _with_server_counts(manifest: RunManifest, declared: Capabilities) -> RunManifest:
     """The manifest with a pool's per-server counts (answered, failed, out of rotation), when the agent has them."""
-    counts = capabilities(agent).server_counts
+    counts = declared.server_counts
     try:
         servers = counts() if counts is not None else None
     except Exception:  # the counts never hide how the run ended
@@ -314,8 +318,8 @@ def _workers_in_env(workers: int) -> Iterator[None]:
             os.environ[WORKERS_ENV] = previous
 
 
-def _charge_previous_usage(agent: Any, store: RunStore) -> None:
-    charge = capabilities(agent).charge_previous_usage
+def _charge_previous_usage(declared: Capabilities, store: RunStore) -> None:
+    charge = declared.charge_previous_usage
     if charge is None:
         return
     totals: dict[str, int] = {}
@@ -325,7 +329,7 @@ def _charge_previous_usage(agent: Any, store: RunStore) -> None:
     charge(totals)
 
 
-def _check_episodes(spec: RunSpec, suite: Suite, episodes: Sequence[Any]) -> None:
+def _check_episodes(spec: RunSpec, suite: Suite, episodes: Sequence[Episode]) -> None:
     if suite.version != spec.suite_version:
         raise ConfigError(
             f"the spec names suite version {spec.suite_version!r} but suite {spec.suite!r} is "
@@ -344,14 +348,10 @@ def _check_episodes(spec: RunSpec, suite: Suite, episodes: Sequence[Any]) -> Non
         )
 
 
-def _training(suite: Suite, agent: Any, dataset: Sequence[Any]) -> Sequence[Any]:
-    return suite.training_episodes(dataset) if capabilities(agent).fittable else []
-
-
-def _check_training(agent: Any, train: Sequence[Any], evaluation: Sequence[Any]) -> None:
+def _check_training(declared: Capabilities, train: Sequence[Episode], evaluation: Sequence[Episode]) -> None:
     """Let a fitted agent refuse the run before anything is written (`check_training(train, evaluation)`
     raises a ConfigError: an empty train split, or evaluation on its own training episodes)."""
-    check = capabilities(agent).check_training
+    check = declared.check_training
     if check is not None:
         check(train, evaluation)
 
@@ -365,7 +365,7 @@ def _make_run_dir(run_dir: Path) -> None:
         raise RunError(f"cannot create run directory {run_dir}: {err.strerror}; choose another --out") from err
 
 
-def selected_positions(spec: RunSpec, suite: Suite, episodes: Sequence[Any]) -> list[int]:
+def selected_positions(spec: RunSpec, suite: Suite, episodes: Sequence[Episode]) -> list[int]:
     """Dataset positions of the episodes the run covers: all, the first `limit`, or a stratified sample of them;
     of those, with a shard I/N, the I-th of every N sampling units."""
     stratified = spec.limit is not None and spec.limit < len(episodes) and spec.order != "file"
@@ -389,7 +389,9 @@ def shard_positions(chosen: Sequence[int], units: Sequence[Any], shard: tuple[in
     return [pos for pos in chosen if unit_of.get(pos, pos) % count == index - 1]
 
 
-def _todo(chosen: Sequence[int], episodes: Sequence[Any], store: RunStore, retry_failed: bool) -> list[tuple[int, Any]]:
+def _todo(
+    chosen: Sequence[int], episodes: Sequence[Episode], store: RunStore, retry_failed: bool
+) -> list[tuple[int, Episode]]:
     """(index, episode) pairs of the chosen episodes that still need a record."""
     done = store.done_ids(SCORED if retry_failed else set(Status)) - store.unreadable_ids()
     return [(index, episodes[index]) for index in chosen if episodes[index].episode_id not in done]
@@ -416,18 +418,11 @@ class _Generated:
         return {"completion_tokens": self.tokens, "wall_s": round(self.wall_s, 3), "tokens_per_s": round(rate, 2)}
 
 
-def _execute(
-    work: Work,
-    workers: int,
-    writer: BatchedWriter,
-    progress: bool,
-    generated: _Generated,
-    ray: RayOptions | None = None,
-) -> int:
-    """Run the work, committing its records (marked with the run's identity) in batches, the pending ones on every
-    exit; return how many were run."""
+def _execute(work: Work, backend: Backend, writer: BatchedWriter, progress: bool, generated: _Generated) -> int:
+    """Run the work on `backend`, committing its records (marked with the run's identity) in batches, the pending
+    ones on every exit; return how many were run."""
     bar = _progress_bar(len(work.todo), progress, work.spec.suite)
-    batches = execute(work, workers, ray)
+    batches = backend.execute(work)
     failed = 0
     started = time.monotonic()
     watch = _CrashWatch(ABORT_AFTER if len(work.todo) >= ABORT_AFTER else 0)

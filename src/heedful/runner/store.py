@@ -15,7 +15,7 @@ from pathlib import Path
 from types import TracebackType
 
 from heedful.errors import RunError, TamperedError
-from heedful.records import PROMPT, Record, Status
+from heedful.records import PROMPT, Record, Status, check_record_schemas, unreadable_schema
 from heedful.runner.manifest import RunManifest, read_manifest
 
 RECORDS_NAME = "records.sqlite"
@@ -137,12 +137,22 @@ class RunStore:
     def edited_ids(self) -> list[str]:
         """Episodes whose stored body no longer matches the digest stored with it but still reads as a record (edited
         after it was written). A body that no longer reads at all is damaged, not edited: `unreadable_ids`, which a
-        resume runs again."""
+        resume runs again.
+
+        Raises:
+            SchemaVersionError: a record of a schema this heedful does not read (checked first: its digest may be
+                computed otherwise).
+        """
         rows = self._conn.execute("SELECT episode_id, body, digest FROM records WHERE digest IS NOT NULL")
         edited = []
+        newer: dict[str, str] = {}
         for episode_id, body, digest in rows:
-            if body_digest(body) != digest and _reads(body):
+            schema = unreadable_schema(body)
+            if schema is not None:
+                newer[str(episode_id)] = schema
+            elif body_digest(body) != digest and _reads(body):
                 edited.append(str(episode_id))
+        check_record_schemas(newer, str(self.path))
         return sorted(edited)
 
     def verify(self, manifest: RunManifest) -> None:
@@ -200,11 +210,17 @@ class RunStore:
             raise RunError(f"cannot read the record store {self.path}: {err}") from err
         readable: list[Record] = []
         unreadable: list[str] = []
+        newer: dict[str, str] = {}
         for episode_id, body in rows:
+            schema = unreadable_schema(body)
+            if schema is not None:  # never read as another version's record, nor run again as a damaged one
+                newer[str(episode_id)] = schema
+                continue
             try:
                 readable.append(Record.model_validate_json(body))
             except ValueError:  # pydantic's ValidationError (bad JSON, bad fields) is a ValueError
                 unreadable.append(str(episode_id))
+        check_record_schemas(newer, str(self.path))
         return readable, unreadable
 
     def done_ids(self, statuses: Iterable[Status]) -> set[str]:

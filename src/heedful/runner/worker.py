@@ -6,7 +6,6 @@ process boundary."""
 from __future__ import annotations
 
 import math
-import multiprocessing
 import os
 import signal
 import threading
@@ -17,14 +16,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from heedful.agents.registry import AGENTS, agent_class, import_first_from, make_agent, user_dirs
-from heedful.capabilities import capabilities
+from heedful.capabilities import Capabilities, capabilities
 from heedful.errors import HeedfulError, RunError
+from heedful.protocols import Agent
 from heedful.requirements import check_requirements
-from heedful.runner.episode import agent_concurrency
 from heedful.runner.manifest import RunSpec
 from heedful.runner.rollouts import Work, rollouts
-from heedful.sims.gl_devices import renderer_since, use_egl_device
-from heedful.suites.base import Suite
+from heedful.sims.gl_devices import WorkerCounter, renderer_since, use_egl_device
+from heedful.suites.base import Episode, Suite
 from heedful.suites.registry import SUITES, get_suite
 
 CHUNK_SIZE = 8
@@ -60,26 +59,13 @@ def worker_setup(work: Work) -> dict[str, Any]:
         "user_dirs": user_dirs(agent_cls),
         "suite_target": import_target(SUITES.get(spec.suite), f"suite {spec.suite!r}"),
         "agent_target": import_target(agent_cls, f"agent {spec.agent!r}"),
-        "train": [ep.model_dump_json() for ep in work.train] if capabilities(work.agent).fittable else [],
+        "train": [ep.model_dump_json() for ep in work.train] if work.declared.fittable else [],
         "batch": work.batch,
         "egl_devices": list(work.egl_devices),
     }
 
 
-class WorkerCounter:
-    """Numbers a process pool's workers 0, 1, ... as they start (worker i renders on EGL device i mod N)."""
-
-    def __init__(self, context: multiprocessing.context.BaseContext) -> None:
-        self._value = context.Value("i", 0)
-
-    def take(self) -> int:
-        with self._value.get_lock():
-            index = int(self._value.value)
-            self._value.value = index + 1
-        return index
-
-
-def episode_chunks(todo: Sequence[tuple[int, Any]], workers: int, batch: int = 1) -> list[list[tuple[int, str]]]:
+def episode_chunks(todo: Sequence[tuple[int, Episode]], workers: int, batch: int = 1) -> list[list[tuple[int, str]]]:
     # Lockstep needs a chunk of at least `batch` episodes (twice that keeps the batch full as episodes end), but
     # never so large that some workers get nothing.
     size = max(1, min(max(CHUNK_SIZE, 2 * batch), math.ceil(len(todo) / workers)))
@@ -91,7 +77,8 @@ def episode_chunks(todo: Sequence[tuple[int, Any]], workers: int, batch: int = 1
 class _WorkerState:
     spec: RunSpec
     suite: Suite
-    agent: Any
+    agent: Agent
+    declared: Capabilities
     batch: int
     index: int
 
@@ -136,10 +123,11 @@ def init_worker(setup: dict[str, Any], worker: WorkerCounter | int = 0) -> None:
         declared = capabilities(agent_class(spec.agent, spec.suite)).required(spec.agent_args)
         check_requirements(f"{spec.suite} --agent {spec.agent}", declared)  # the agent's, likewise
         agent = make_agent(spec.agent, spec.agent_args, suite=spec.suite)
-        fit = capabilities(agent).fit
-        if fit is not None:
-            fit([suite.parse_episode(text) for text in setup["train"]])
-        _STATE = _WorkerState(spec=spec, suite=suite, agent=agent, batch=int(setup.get("batch", 1)), index=index)
+        built = capabilities(agent)  # read once per worker: its fit and concurrency
+        if built.fit is not None:
+            built.fit([suite.parse_episode(text) for text in setup["train"]])
+        batch = int(setup.get("batch", 1))
+        _STATE = _WorkerState(spec=spec, suite=suite, agent=agent, declared=built, batch=batch, index=index)
     except HeedfulError as err:  # a typed error (a requirement that does not import) needs no traceback
         _SETUP_ERROR = f"setting up the worker failed: {type(err).__name__}: {err}"
     except Exception:
@@ -154,8 +142,9 @@ def run_chunk(items: list[tuple[int, str]]) -> dict[str, Any]:
     state = _STATE
     try:
         pairs = ((index, state.suite.parse_episode(text)) for index, text in items)
-        concurrency = agent_concurrency(state.agent)
-        found = rollouts(state.suite, state.agent, pairs, state.spec, concurrency, state.batch)
+        # The rollouts read the agent's declarations themselves: a worker's remote agent has not connected yet when
+        # the worker starts (the main process's `describe()` did), and whether it is privileged may be the server's.
+        found = rollouts(state.suite, state.agent, pairs, state.spec, state.declared.concurrency, state.batch)
         records = [r.model_dump_json() for r in found]
     except Exception:
         return {"error": traceback.format_exc()}

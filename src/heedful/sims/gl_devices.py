@@ -15,6 +15,7 @@ context exists or devices are checked: the runner imports it for every suite.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import sys
 import threading
@@ -117,6 +118,24 @@ def use_egl_device(devices: Sequence[int], worker: int) -> int | None:
     check_egl_devices([device])
     os.environ[DEVICE_ID_ENV] = str(device)
     return device
+
+
+class WorkerCounter:
+    """Numbers a process pool's workers 0, 1, ... as they start (worker i renders on EGL device i mod N)."""
+
+    def __init__(self, context: multiprocessing.context.BaseContext) -> None:
+        self._value = context.Value("i", 0)
+
+    def take(self) -> int:
+        with self._value.get_lock():
+            index = int(self._value.value)
+            self._value.value = index + 1
+        return index
+
+
+def pool_worker_device(devices: tuple[int, ...], counter: WorkerCounter) -> None:
+    """A process pool's initializer: this worker renders on its device (`use_egl_device`)."""
+    use_egl_device(devices, counter.take())
 
 
 def note_renderer(gl_context: Any) -> None:

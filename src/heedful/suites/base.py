@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from heedful.capabilities import AGENT_KINDS, Capabilities, capabilities
 from heedful.errors import ConfigError
 from heedful.metrics.layouts import FigureLayout, PaperTable
 from heedful.metrics.rows import MetricRow
@@ -39,12 +40,19 @@ class RolloutContext:
     `seed` is derived from the run seed and the episode id, so the rollout is the same on every backend.
     `options` are the suite's run options (for decisions: `mask`). `run_seed` is the run's seed itself, for what
     must not depend on the episode id (the seed a decisions agent sees: see `decisions.observation.shown_seed`).
+    `declared` are the agent's declarations as the run read them once (None when the caller did not: a rollout
+    called directly); a rollout reads them through `declarations(agent)`.
     """
 
     seed: int
     index: int
     options: dict[str, Any] = field(default_factory=dict)
     run_seed: int = 0
+    declared: Capabilities | None = None
+
+    def declarations(self, agent: object) -> Capabilities:
+        """The declarations of `agent`, the agent this context's rollout is given: those the run read, or read now."""
+        return self.declared if self.declared is not None else capabilities(agent)
 
 
 class Suite(Protocol):
@@ -227,7 +235,7 @@ class SuiteBase:
     has_images = False
     run_options: type[RunOptions] = RunOptions
     splits: tuple[str, ...] = ("all",)
-    agent_kinds: tuple[str, ...] = ("decision", "planner", "controller")
+    agent_kinds: tuple[str, ...] = AGENT_KINDS
     check_config: dict[str, Any] = {}  # noqa: RUF012 - read only (heedful.conformance copies it)
     run_order: Literal["shuffled", "dataset"] = "shuffled"
 

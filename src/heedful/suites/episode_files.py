@@ -99,13 +99,13 @@ def content_hash(episodes: Sequence[BaseModel]) -> str:
     return "sha256:" + digest.hexdigest()
 
 
-def content_hash_without(episodes: Sequence[BaseModel], run_field: str) -> str:
-    """`content_hash` of the dataset lines: `run_field` (a run-only field, such as an `--instruction other` arm's
-    substitute) is left out where set. A lazily loaded dataset is dataset lines already: nothing is parsed."""
+def content_hash_without(episodes: Sequence[BaseModel], *run_fields: str) -> str:
+    """`content_hash` of the dataset lines: `run_fields` (run-only fields, such as an `--instruction other` arm's
+    substitute) are left out where set. A lazily loaded dataset is dataset lines already: nothing is parsed."""
     if isinstance(episodes, LazyEpisodes):
         return episodes.content_hash
-    if any(getattr(ep, run_field, None) is not None for ep in episodes):
-        episodes = [ep.model_copy(update={run_field: None}) for ep in episodes]
+    if any(getattr(ep, name, None) is not None for ep in episodes for name in run_fields):
+        episodes = [ep.model_copy(update=dict.fromkeys(run_fields)) for ep in episodes]
     return content_hash(episodes)
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from heedful.api import demos
-from heedful.errors import ConfigError
+from heedful.errors import ConfigError, RenderDeviceError
 from heedful.suites.tabletop.demos import DemoSettings, generate_demos
 from heedful.suites.tabletop.registry import training_tasks
 
@@ -115,11 +115,16 @@ def test_demos_default_to_the_image_size_evaluation_renders() -> None:
     assert parser.parse_args(["demos", "tabletop", "--out", "x"]).image_size == evaluated
 
 
-def test_recording_workers_write_the_serial_files(tmp_path: Path) -> None:
+def test_recording_workers_write_the_serial_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # (resuming reads a file's finished demos the same way with any workers: the cut-off test above covers it)
     settings = DemoSettings(per_task=2)
     tasks = [TASKS[label] for label in LABELS]
     generate_demos(tmp_path / "serial", settings, tasks)
+    monkeypatch.setenv("HEEDFUL_EGL_DEVICES", "0,9")  # the workers' EGL devices, as for a run's pool
+    with pytest.raises(RenderDeviceError, match="EGL device 9, which this machine does not have"):
+        generate_demos(tmp_path / "refused", settings, tasks, workers=2)
+    assert not (tmp_path / "refused").exists()  # refused before anything was written
+    monkeypatch.setenv("HEEDFUL_EGL_DEVICES", "0")
     summary = generate_demos(tmp_path / "two", settings, tasks, workers=2)
     assert summary == {"tasks": 2, "demos": 4, "written": 4, "rejected": 0}
     for label in LABELS:

@@ -57,7 +57,7 @@ def build_site(
     from heedful.report.site import assets, media
     from heedful.report.site.data import comparisons, episode_entries, run_summary, to_script
     from heedful.report.site.figures import suite_figures
-    from heedful.results import run_records
+    from heedful.results import read_run
 
     start = time.perf_counter()
     if not runs:
@@ -68,7 +68,10 @@ def build_site(
         raise ConfigError(f"--max-media must be at least 1, got {most} (use --episodes none for no media)")
     out = Path(out)
     _check_target(out)
-    loaded = [(f"r{i}", Path(run), *run_records(run)) for i, run in enumerate(runs)]  # every run read before writing
+    runs, language = _with_arms(runs)
+    # every run read once (each view of it below is computed from this reading), and before anything is written
+    read = [(f"r{i}", read_run(run)) for i, run in enumerate(runs)]
+    loaded = [(run_id, run.run_dir, run.manifest, run.records) for run_id, run in read]
     summaries, entries, jobs = [], {}, []
     for run_id, run_dir, manifest, records in loaded:
         summary = run_summary(run_id, run_dir, manifest, records)
@@ -84,15 +87,14 @@ def build_site(
     # never a page that shows another run's replays
     with staged_directory(out, force=True) as site:
         _make_media(jobs, site, progress, rerun_agents)
-        figures = suite_figures(
-            [(run_id, run_dir, manifest.spec.suite) for run_id, run_dir, manifest, _ in loaded], site
-        )
+        figures = suite_figures(read, site)
         data = {
             "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
             "episodes_option": episodes,
             "runs": summaries,
             "figures": figures,
-            "comparisons": comparisons([(run_id, run_dir, manifest) for run_id, run_dir, manifest, _ in loaded]),
+            "comparisons": comparisons(read),
+            "language": language,
             "episodes": entries,
         }
         (site / "data.js").write_text(to_script(data), encoding="utf-8")
@@ -107,6 +109,39 @@ def build_site(
         "figures": sum(1 for figure in figures if figure["path"]),
         "seconds": time.perf_counter() - start,
     }
+
+
+def _with_arms(paths: list[Path]) -> tuple[list[Path], list[dict[str, Any]]]:
+    """The runs to show (an instruction-arms job stands for its arm runs) and the language-dependence tables: one
+    per job, and one per set of the other runs that are one agent's runs of one selection under distinct arms."""
+    from dataclasses import asdict
+
+    from heedful.arms_job import arms_table, is_arms_job, job_runs
+    from heedful.language.arms import arm_of
+    from heedful.runner.manifest import read_manifest
+
+    runs: list[Path] = []
+    sets: list[list[Path]] = []
+    plain: dict[tuple[str, str, str], list[Path]] = {}
+    for path in map(Path, paths):
+        if is_arms_job(path):
+            members = [run for run in job_runs(path) if run.is_dir()]
+            runs += members
+            sets.append(members)
+            continue
+        runs.append(path)
+        if (path / "manifest.json").is_file():
+            spec = read_manifest(path).spec
+            plain.setdefault((spec.suite, spec.dataset_hash, spec.agent), []).append(path)
+    for members in plain.values():
+        arms = [arm_of(read_manifest(run).spec.options) for run in members]
+        if len(set(arms)) == len(arms) > 1 or arms == ["other"]:
+            sets.append(members)
+    tables = []
+    for members in sets:
+        suite, title, rows = arms_table(members)
+        tables.append({"suite": suite, "title": title, "rows": [asdict(row) for row in rows]})
+    return runs, tables
 
 
 SITE_FILES = ("index.html", "data.js")

@@ -187,6 +187,31 @@
     return el('figure', { cls: 'card figure', 'data-figure': suite }, el('img', { src: f.path,
         alt: 'figure of the ' + suite + ' suite: ' + names + (runs.length > 1 ? ' side by side' : '') }));
   }
+  // The language-dependence table of one agent's runs under instruction arms (as `heedful report JOB` prints it).
+  function languageTable(t) {
+    const head = el('tr', {}, ['group', 'arm', 'n', 'score', '95% CI', 'vs given (pp)', '95% CI', 'pairs',
+      'followed given words', 'followed scene'].map(function (h, i) {
+      return el('th', { cls: i > 1 ? 'num' : null, text: h });
+    }));
+    const body = t.rows.map(function (r) {
+      const followed = r.followed_given !== null;
+      return el('tr', { 'data-arm': r.arm, 'data-group': r.group },
+        el('td', { text: r.group }), el('td', { text: r.arm }), el('td', { cls: 'num', text: String(r.n) }),
+        el('td', { cls: 'num', 'data-field': 'score', text: pct(r.score) }),
+        el('td', { cls: 'num', text: interval(r.score_ci[0], r.score_ci[1], false) }),
+        el('td', { cls: 'num', 'data-field': 'diff', text: r.diff === null ? '-' : points(r.diff) }),
+        el('td', { cls: 'num', text: r.diff === null ? '' : interval(r.diff_ci[0], r.diff_ci[1], true) }),
+        el('td', { cls: 'num', text: r.diff === null ? '' : String(r.paired) }),
+        el('td', { cls: 'num', 'data-field': 'followed-given', text: followed ? pct(r.followed_given) : '' }),
+        el('td', { cls: 'num', text: followed ? pct(r.followed_scene) : '' }));
+    });
+    return el('div', { cls: 'card' }, el('h3', { text: t.title }),
+      el('p', { cls: 'note', text: 'score: Wilson interval; vs given: paired difference on the episodes scored in ' +
+        'both arms (cluster bootstrap); followed: under the other arm, the share of episodes that met the shown ' +
+        "words' task / the scene's own task" }),
+      el('div', { cls: 'scroll' }, el('table', { 'data-table': 'language' }, el('thead', {}, head),
+        el('tbody', {}, body))));
+  }
   function renderSummary() {
     const root = document.getElementById('summary');
     const suites = [];
@@ -202,6 +227,10 @@
         add(root, el('div', { cls: 'card' }, el('h3', { text: 'Paired comparisons (first run is A)' }),
           comps.map(comparisonTable)));
       }
+      (SITE.language || []).filter(function (t) { return t.suite === suite; }).forEach(function (t) {
+        add(root, el('h3', { text: 'Language dependence' }));
+        add(root, languageTable(t));
+      });
     });
   }
 

@@ -6,10 +6,14 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from heedful.errors import DatasetError
 from heedful.records import PROMPT, Record
+
+if TYPE_CHECKING:
+    from heedful.results import ReadRun
+    from heedful.suites.base import Suite
 
 MAIN_SCORES = ("spl", "execution", "score", "success")
 """The per-episode score the episode list shows, the first a record holds (else correctness)."""
@@ -18,9 +22,9 @@ MAIN_SCORES = ("spl", "execution", "score", "success")
 def run_summary(run_id: str, run_dir: Path, manifest: Any, records: list[Record]) -> dict[str, Any]:
     """A run's suite, agent and its arguments, records and status counts, and the suite's metric rows."""
     from heedful.report.flags import run_flags
-    from heedful.results import report
+    from heedful.results import ReadRun, report
 
-    rows, title = report(run_dir)
+    rows, title = report(ReadRun(run_dir, manifest, records))  # the records read once, by the caller
     spec = manifest.spec
     return {
         "id": run_id,
@@ -57,22 +61,22 @@ def list_keys(records: list[Record]) -> list[str]:
     ]
 
 
-def comparisons(runs: list[tuple[str, Path, Any]]) -> list[dict[str, Any]]:
-    """For each suite with two or more runs: the first run as baseline A against each other run as B."""
+def comparisons(runs: list[tuple[str, ReadRun]]) -> list[dict[str, Any]]:
+    """For each suite with two or more runs (id, the run read once): the first run as baseline A against each other
+    run as B."""
     from heedful.results import compare, pairing_line
-    from heedful.runner import load_run
 
-    by_suite: dict[str, list[tuple[str, Path]]] = {}
-    for run_id, run_dir, manifest in runs:
-        by_suite.setdefault(manifest.spec.suite, []).append((run_id, run_dir))
+    by_suite: dict[str, list[tuple[str, ReadRun]]] = {}
+    for run_id, run in runs:
+        by_suite.setdefault(run.manifest.spec.suite, []).append((run_id, run))
     out = []
     for suite, members in by_suite.items():
-        base_id, base_dir = members[0]
-        for other_id, other_dir in members[1:]:
+        base_id, base = members[0]
+        for other_id, other in members[1:]:
             entry: dict[str, Any] = {"suite": suite, "a": base_id, "b": other_id, "rows": [], "error": None}
             try:
-                entry["rows"] = [row.as_dict() for row in compare(base_dir, other_dir)]
-                entry["pairing"] = pairing_line(load_run(base_dir)[1], load_run(other_dir)[1])
+                entry["rows"] = [row.as_dict() for row in compare(base, other)]
+                entry["pairing"] = pairing_line(base.records, other.records)
             except Exception as exc:  # different datasets: the page says why there is no paired comparison
                 entry["error"] = str(exc)
             out.append(entry)
@@ -95,7 +99,7 @@ def episode_entries(run_dir: Path, manifest: Any, records: list[Record]) -> list
     return [_entry(suite, r, lines, prompts.get(r.episode_id)) for r in records]
 
 
-def _entry(suite: Any, record: Record, lines: dict[str, Any], prompt: str | None) -> dict[str, Any]:
+def _entry(suite: Suite, record: Record, lines: dict[str, Any], prompt: str | None) -> dict[str, Any]:
     line = lines.get(record.episode_id) or lines.get(record.keys.get("task", ""))
     instruction = record.inputs.get("instruction")
     task, observation = None, []
@@ -138,7 +142,7 @@ def _main_value(record: Record, main: str | None) -> float | None:
     return None if record.correct is None else float(record.correct)
 
 
-def _dataset_lines(suite: Any, source: str) -> dict[str, Any]:
+def _dataset_lines(suite: Suite, source: str) -> dict[str, Any]:
     """The run's dataset episodes by id, or nothing when the dataset is not here (the page then shows less)."""
     from heedful.dataset_cache import GENERATED, source_episodes
 

@@ -156,6 +156,10 @@ class TrajectoryRecorder:
             frame = images.get(cam) if images is not None else None
             self._frames[cam].append(np.array(frame if frame is not None else sim.render(cam), dtype=np.uint8))
 
+    def first_held_row(self) -> int | None:
+        """The first row at which both fingers touched an object, or None."""
+        return next((row for row, held in enumerate(self._rows["held"]) if held >= 0), None)
+
     def trajectory(self) -> Trajectory:
         """The arrays recorded so far."""
         rows = self._rows

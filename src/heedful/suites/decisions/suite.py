@@ -6,7 +6,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from heedful.capabilities import capabilities
 from heedful.language.arms import arm_of
 from heedful.metrics.layouts import FigureLayout, PaperTable
 from heedful.metrics.rows import MetricRow
@@ -134,7 +133,7 @@ class DecisionsSuite(SuiteBase):
             run_seed=context.run_seed,
             mask=bool(context.options.get("mask")),
             image_png=conditions.image_for(episode, context.options),
-            privileged=capabilities(agent).privileged,
+            privileged=context.declarations(agent).privileged,
         )
         reply = as_reply(agent.decide(observation))
         parsed = parse_answer(reply.text, episode.decision_type, observation.candidate_ids)

@@ -27,6 +27,8 @@ from heedful.suites.household.model import Goal, HouseholdEpisode
 
 OTHER_KEY = '"other":{"episode_id":'
 """How a run episode's JSON line holds its substitute (`parse_episode` reads a line without it as a dataset line)."""
+SWITCH_KEY = '"switch":{"to":'
+"""... and its `--reinstruct` switch."""
 
 
 class OtherTask(BaseModel):
@@ -40,10 +42,41 @@ class OtherTask(BaseModel):
     goal: Goal
 
 
+class HouseholdSwitch(BaseModel):
+    """Under `--reinstruct`: the task whose words the episode switches to, and the rule (`language.reinstruct`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    to: OtherTask
+    rule: str
+
+
 class HouseholdRunEpisode(HouseholdEpisode):
-    """A dataset line as a run rolls it out: under `other`, with its substitute (left out of the JSON when None)."""
+    """A dataset line as a run rolls it out: under `other`, with its substitute; under `--reinstruct`, with its switch
+    (each left out of the JSON when None)."""
 
     other: SkipJsonSchema[OtherTask | None] = Field(default=None, exclude_if=lambda value: value is None)
+    switch: SkipJsonSchema[HouseholdSwitch | None] = Field(default=None, exclude_if=lambda value: value is None)
+
+
+def with_switches(episodes: Sequence[HouseholdEpisode], rule: str) -> list[HouseholdRunEpisode]:
+    """Each episode with a switch (`--reinstruct`) to the task `--instruction other` would show it."""
+    return [
+        HouseholdRunEpisode(**{**ep.__dict__, "other": None, "switch": HouseholdSwitch(to=ep.other, rule=rule)})
+        for ep in with_others(episodes)
+        if ep.other is not None
+    ]
+
+
+def switch_of(episode: HouseholdEpisode) -> HouseholdSwitch | None:
+    return episode.switch if isinstance(episode, HouseholdRunEpisode) else None
+
+
+def switched(episode: HouseholdEpisode, to: OtherTask, seed: int) -> HouseholdEpisode:
+    """The episode as the agent is given it after a switch: the new words, target category and goal (the dataset id
+    replaced by the episode's opaque token, as under `other`)."""
+    update = {"instruction": to.instruction, "target_category": to.target_category, "goal": to.goal}
+    return episode.model_copy(update={"episode_id": episode_token(seed), **update})
 
 
 def with_others(episodes: Sequence[HouseholdEpisode]) -> list[HouseholdRunEpisode]:

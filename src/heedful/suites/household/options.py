@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import Field, StrictInt
 
 from heedful.sims.household.perception import NoiseRates
-from heedful.suites.arm_options import InstructionArmOptions
+from heedful.suites.arm_options import ReinstructArmOptions
 from heedful.suites.household.rollout import MAX_CALLS
 from heedful.suites.options import cli_flag
 
@@ -16,7 +16,7 @@ Rate = Annotated[float, Field(ge=0.0, le=1.0)]
 _NOISE = cli_flag(group="noise")
 
 
-class HouseholdRunOptions(InstructionArmOptions):
+class HouseholdRunOptions(ReinstructArmOptions):
     """What enters the agent's semantic map, and how many tool calls it gets."""
 
     max_calls: StrictInt = Field(MAX_CALLS, ge=1, description="most tool calls an agent may make in one episode")

@@ -101,15 +101,20 @@ def _human_out_of_sight(env: TaskEnv, room: int) -> bool:
 
 def oracle_action(env: TaskEnv) -> str:
     """The oracle's next tool call."""
-    plan = env.scratch.get("oracle")
-    if not isinstance(plan, OraclePlan):
-        plan = make_plan(env)
-        env.scratch["oracle"] = plan
     episode, sim = env.episode, env.sim
+    task = (episode.target_category, episode.goal)  # a new task mid-episode (--reinstruct) gets a new plan
+    memo = env.scratch.get("oracle")
+    if isinstance(memo, tuple) and memo[0] == task:
+        plan = memo[1]
+    else:
+        plan = make_plan(env)
+        env.scratch["oracle"] = (task, plan)
     if goal_reached(episode, list(sim.objects.values())) or _gave_up(env) or not plan.object_id:
         return "Done"
     here = env.current_room()
     category = episode.target_category
+    if env.holding is not None and env.holding != category:
+        return "Put down"  # what an earlier task had it carry (--reinstruct)
     if env.holding != category:
         obj = sim.objects[plan.object_id]
         if obj.holder is not None:

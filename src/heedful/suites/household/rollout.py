@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from heedful.capabilities import capabilities
+from heedful.capabilities import Capabilities, capabilities
 from heedful.language.arms import FOLLOWED_GIVEN, FOLLOWED_SCENE, Arm
 from heedful.protocols import PlannerAgent
 from heedful.records import Status
@@ -30,6 +30,7 @@ from heedful.suites.household.model import HouseholdEpisode
 from heedful.suites.household.observation import HouseholdObservation, build_observation
 from heedful.suites.household.runtime import TaskEnv, ToolOutcome
 from heedful.suites.household.scoring import EpisodeScore, score
+from heedful.suites.household.switching import Switcher
 from heedful.suites.household.tools import check_available, parse_tool
 
 MAX_CALLS = 60
@@ -50,6 +51,9 @@ class EpisodeRun:
     ended_by: str = ""
     followed: dict[str, bool] = field(default_factory=dict)
     """`--instruction other`: whether the episode met the shown words' goal and its own (status not considered)."""
+    switch: dict[str, float] = field(default_factory=dict)
+    """`--reinstruct`: switched, kept_old_task, old_done_at_switch (`heedful.suites.household.switching`)."""
+    switch_step: int | None = None
 
     @property
     def outcomes(self) -> list[ToolOutcome]:
@@ -65,16 +69,21 @@ def run_episode(
     cell: float | None = None,
     detector: Detector | None = None,
     arm: Arm = "given",
+    declared: Capabilities | None = None,
 ) -> EpisodeRun:
     """Roll one episode out with `agent` and score it (`detector`: simulated noisy perception; None: oracle).
 
     `arm`: the words the agent is given (`heedful.suites.household.arms`): the episode runs with them, and is scored
-    on its own goal (under `other` also on the shown words' goal, `run.followed`)."""
+    on its own goal (under `other` also on the shown words' goal, `run.followed`). `declared`: the agent's declarations
+    as the run read them (None: read here)."""
     env = TaskEnv.start(shown(episode, arm, seed), cell=cell, detector=detector)
     run = EpisodeRun(env=env, status=Status.OK, error=None)
-    privileged = capabilities(agent).privileged
+    privileged = (declared if declared is not None else capabilities(agent)).privileged
     memory: dict[str, Any] = {}  # the agent's per-episode scratch (see observation.py)
+    switcher = Switcher.of(episode, seed)
     for _ in range(max_calls):
+        if switcher is not None and switcher.due(env):
+            switcher.make(env)
         if _finished(env):
             break
         observation = build_observation(env, seed, privileged=privileged, memory=memory, scene=episode)
@@ -85,6 +94,9 @@ def run_episode(
         if parsed.call is None:
             run.status, run.error, run.ended_by = Status.PARSE_ERROR, parsed.reason, "parse_error"
             break
+        if parsed.call.name == "done" and switcher is not None and switcher.pending:
+            switcher.make(env)  # done before the switch: asked again with the new words
+            continue
         problem = check_available(env, parsed.call)
         if problem is not None:
             run.status, run.ended_by = Status.PARSE_ERROR, "parse_error"
@@ -95,6 +107,9 @@ def run_episode(
     run.score = score(env if env.episode is episode else replace(env, episode=episode))  # the episode's own goal
     if arm == "other":
         run.followed = {FOLLOWED_GIVEN: score(env).success, FOLLOWED_SCENE: run.score.success}
+    if switcher is not None:
+        run.score, run.switch = switcher.scores(env, run.score)
+        run.switch_step = switcher.step
     return run
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from heedful.errors import ConfigError
 from heedful.language.arms import OTHER_EPISODE, arm_of
+from heedful.language.reinstruct import SWITCH_EPISODE, SWITCH_INSTRUCTION, SWITCH_STEP, reinstruct_of
 from heedful.metrics.layouts import FigureLayout, PaperTable
 from heedful.metrics.rows import MetricRow
 from heedful.metrics.spec import MetricSpec
@@ -65,7 +66,7 @@ class HouseholdSuite(SuiteBase):
         return json.dumps(HouseholdEpisode.model_json_schema(), indent=2, sort_keys=True) + "\n"
 
     def parse_episode(self, text: str) -> HouseholdEpisode:
-        if arms.OTHER_KEY in text:  # a run's line with its `--instruction other` substitute
+        if arms.OTHER_KEY in text or arms.SWITCH_KEY in text:  # a run's line with its substitute or switch
             return arms.HouseholdRunEpisode.model_validate_json(text)
         return HouseholdEpisode.model_validate_json(text)
 
@@ -73,10 +74,13 @@ class HouseholdSuite(SuiteBase):
         """The hash of the dataset lines, without an `other` arm's substitutes (the arms of one dataset pair)."""
         from heedful.suites.episode_files import content_hash_without
 
-        return content_hash_without(episodes, "other")
+        return content_hash_without(episodes, "other", "switch")
 
     def episodes_for_run(self, episodes: Sequence[HouseholdEpisode], options: dict[str, Any]) -> Sequence[Any]:
         """The episodes as selected; under `--instruction other` each with its substitute (`household.arms`)."""
+        rule = reinstruct_of(options)
+        if rule is not None:
+            return arms.with_switches(episodes, rule.text)
         return arms.with_others(episodes) if arm_of(options) == "other" else episodes
 
     def training_episodes(self, episodes: Sequence[HouseholdEpisode]) -> list[HouseholdEpisode]:
@@ -86,6 +90,7 @@ class HouseholdSuite(SuiteBase):
     def check_options(self, options: dict[str, Any]) -> None:
         perception.check_perception_options(options)
         super().check_options(options)
+        reinstruct_of(options)
 
     def prepare_options(self, options: dict[str, Any], dataset: Path | None) -> dict[str, Any]:
         """Options with the noise rates spelled out under noisy perception (the manifest records them)."""
@@ -95,7 +100,9 @@ class HouseholdSuite(SuiteBase):
         """The report header's part for the run options: the perception condition."""
         return perception.label(options)
 
-    def _record(self, episode: HouseholdEpisode, context: RolloutContext, **fields: Any) -> Record:
+    def _record(
+        self, episode: HouseholdEpisode, context: RolloutContext, switch_step: int | None = None, **fields: Any
+    ) -> Record:
         gold = {
             "goal": episode.goal.model_dump(mode="json"),
             "target_category": episode.target_category,
@@ -105,8 +112,12 @@ class HouseholdSuite(SuiteBase):
         arm = arm_of(context.options)
         other = arms.other_of(episode) if arm == "other" else None
         # what the human says; the rest the agent perceives
-        inputs = {"instruction": arms.shown(episode, arm, context.seed).command}
+        inputs: dict[str, Any] = {"instruction": arms.shown(episode, arm, context.seed).command}
         inputs.update({OTHER_EPISODE: other.episode_id} if other else {})
+        switch = arms.switch_of(episode)
+        if switch is not None:
+            inputs.update({SWITCH_EPISODE: switch.to.episode_id, SWITCH_INSTRUCTION: switch.to.instruction})
+            inputs.update({} if switch_step is None else {SWITCH_STEP: switch_step})
         return Record(
             episode_id=episode.episode_id, index=context.index, keys=episode.keys(), gold=gold, inputs=inputs, **fields
         )
@@ -116,7 +127,13 @@ class HouseholdSuite(SuiteBase):
         max_calls = int(context.options.get("max_calls", MAX_CALLS))
         detector = perception.detector_for(episode, context.options, context.seed)
         run = run_episode(
-            episode, agent, context.seed, max_calls=max_calls, detector=detector, arm=arm_of(context.options)
+            episode,
+            agent,
+            context.seed,
+            max_calls=max_calls,
+            detector=detector,
+            arm=arm_of(context.options),
+            declared=context.declarations(agent),
         )
         return self.record_of(episode, context, run)
 
@@ -139,9 +156,12 @@ class HouseholdSuite(SuiteBase):
                 **perception.record_fields(run.env, episode),  # the scene's target, whatever the words
             },
             correct=score.success and run.status is Status.OK,
+            switch_step=run.switch_step,
             scores={
                 "success": float(score.success and run.status is Status.OK),
-                "spl": score.spl if run.status is Status.OK else 0.0,
+                # a re-instructed episode has no oracle path from the switch: no SPL (docs/language-dependence.md)
+                **({} if run.switch else {"spl": score.spl if run.status is Status.OK else 0.0}),
+                **run.switch,
                 "steps": float(score.steps),
                 "oracle_steps": float(score.oracle_steps),
                 "followed_steps": float(score.followed_steps),

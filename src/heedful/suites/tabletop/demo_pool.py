@@ -22,6 +22,13 @@ from pathlib import Path
 import numpy as np
 
 from heedful.errors import ConfigError
+from heedful.sims.gl_devices import (
+    WorkerCounter,
+    check_egl_devices,
+    parse_egl_devices,
+    pool_worker_device,
+    use_egl_device,
+)
 from heedful.suites.tabletop.demo_file import Demo
 from heedful.suites.tabletop.demos import DemoSettings, record_demo
 from heedful.suites.tabletop.model import TrainingTask
@@ -59,7 +66,10 @@ def demos_of(
     """
     if workers < 1:
         raise ConfigError(f"workers must be at least 1, got {workers}")
+    devices = parse_egl_devices(None)  # HEEDFUL_EGL_DEVICES: worker i renders on device i mod N, as in a run's pool
+    check_egl_devices(devices)
     if workers == 1 or len(wanted) <= 1:
+        use_egl_device(devices, 0)  # this process is worker 0
         for task, index in wanted:
             demo, rejected = record_demo(task, settings, index)
             yield task, index, demo, rejected
@@ -70,10 +80,14 @@ def demos_of(
         return wanted[n]
 
     settings_json = json.dumps(asdict(settings))
+    context = multiprocessing.get_context("spawn")
     with (
         tempfile.TemporaryDirectory(prefix="heedful-demos-") as scratch,
         ProcessPoolExecutor(
-            max_workers=min(workers, len(positions)), mp_context=multiprocessing.get_context("spawn")
+            max_workers=min(workers, len(positions)),
+            mp_context=context,
+            initializer=pool_worker_device,
+            initargs=(devices, WorkerCounter(context)),
         ) as pool,
     ):
         queue: Iterator[int | None] = iter(positions)

@@ -18,6 +18,7 @@ import numpy as np
 
 from heedful.errors import ConfigError, GenerationError
 from heedful.seeding import derive_seed
+from heedful.sims.gl_devices import check_egl_devices, parse_egl_devices
 from heedful.sims.tabletop.config import RenderConfig
 from heedful.suites.tabletop.demo_file import (
     DEMO_FORMAT,
@@ -153,6 +154,7 @@ def generate_demos(
     from heedful.suites.tabletop.demo_pool import demos_of  # imports this module
 
     out = Path(out)
+    check_egl_devices(parse_egl_devices(None))  # a missing HEEDFUL_EGL_DEVICES device fails before a file is written
     _check_manifest(out, settings)
     done = {t.label: _done_in(out / f"{t.label}_demo.hdf5", settings.per_task) for t in tasks}
     wanted = [(t, i) for t in tasks for i in range(done[t.label], settings.per_task)]

@@ -228,6 +228,17 @@ class TabletopTask(BaseModel):
         }
 
 
+class TrialSwitch(BaseModel):
+    """A trial's mid-episode re-instruction: the task it switches to, by which rule, and (once made) the control
+    step at which the switch was made (a privileged controller is told that, so it re-plans from there)."""
+
+    model_config = _frozen
+
+    to: TabletopTask
+    rule: str
+    made_at: int | None = Field(default=None, exclude_if=lambda value: value is None)
+
+
 class TabletopTrial(BaseModel):
     """One trial of one task: what the runner rolls out (10 per task in the protocol)."""
 
@@ -242,6 +253,13 @@ class TabletopTrial(BaseModel):
         default=None,
         exclude_if=lambda value: value is None,  # a trial without it serializes as before the field existed
         description="Under `--instruction other`: the task whose words the trial shows (heedful.suites.tabletop.arms).",
+    )
+
+    switch: SkipJsonSchema[TrialSwitch | None] = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="Under `--reinstruct`: the task whose words the trial switches to, and when "
+        "(heedful.suites.tabletop.switching).",
     )
 
     def keys(self) -> dict[str, str]:

@@ -65,6 +65,8 @@ class PlannerObservation:
     seed: int
     privileged: Privileged | None
     schema: dict[str, Any] = field(default_factory=dict)
+    instruction_since: int = 0
+    """`--reinstruct`: how many of the calls so far were made before the instruction changed (0: it never did)."""
 
     def ground_truth(self) -> Privileged:
         """The task and the trial's layout, handed only to an agent that declares `privileged = True`.
@@ -100,6 +102,11 @@ class PlannerObservation:
             lines += [
                 f"{i}. {h.call} -> {'ok' if h.success else 'failed'}: {h.reason}" for i, h in enumerate(self.history, 1)
             ]
+        if self.instruction_since:
+            lines.append(
+                f"The instruction changed after call {self.instruction_since}: the calls up to it were made "
+                "for an earlier instruction."
+            )
         lines += ["", 'Answer with one skill call as JSON, {"skill": NAME, "args": {...}}. Skills:']
         lines += [f"- {name}({', '.join(SKILLS[name])}): {DESCRIPTIONS[name]}" for name in SKILLS]
         return "\n".join(lines)
@@ -121,6 +128,7 @@ def observe(
     seed: int,
     *,
     privileged: bool = False,
+    since: int = 0,
 ) -> PlannerObservation:
     """The observation of the live simulation; the ground truth only with `privileged`."""
     poses = sim.object_poses()
@@ -149,4 +157,5 @@ def observe(
         seed=seed,
         privileged=Privileged(task=task, layout=layout) if privileged else None,
         schema=skill_call_schema(sim.object_names),
+        instruction_since=since,
     )

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field, StrictInt
 
-from heedful.suites.arm_options import InstructionArmOptions
+from heedful.suites.arm_options import ReinstructArmOptions
 from heedful.suites.options import cli_flag
 from heedful.suites.tabletop.model import Level
 from heedful.suites.tabletop.perturb import TRIALS
@@ -23,7 +23,7 @@ def _not_a_switch(value: Any) -> Any:
 Scene = Annotated[Literal[1, 2, 3, 4], BeforeValidator(_not_a_switch)]
 
 
-class TabletopRunOptions(InstructionArmOptions):
+class TabletopRunOptions(ReinstructArmOptions):
     """Which tasks a tabletop run covers, how often, and what it writes besides records."""
 
     level: list[Level] | Level | None = Field(None, description="run this level only (repeatable; default all)")

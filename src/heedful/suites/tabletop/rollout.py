@@ -24,6 +24,7 @@ valid skill call, or an action that is not a valid action, ends the agent's turn
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,9 +43,10 @@ from heedful.suites.tabletop.arms import ground_other, shown_task
 from heedful.suites.tabletop.model import Layout, TabletopTrial
 from heedful.suites.tabletop.observation import observe
 from heedful.suites.tabletop.perturb import perturb
-from heedful.suites.tabletop.runtime import HorizonReachedError, TrialRuntime
+from heedful.suites.tabletop.runtime import HorizonReachedError, SwitchReachedError, TrialRuntime
 from heedful.suites.tabletop.scoring import TrialScore, score_trajectory
 from heedful.suites.tabletop.skillcalls import SkillCallError, execute, parse_call
+from heedful.suites.tabletop.switching import Switcher
 
 MAX_CALLS = 12  # the expert needs at most 4 calls; a planner gets three times as many
 VIDEO_CAMERA = "agentview"
@@ -69,6 +71,9 @@ class TrialRun:
     actions: NDArray[np.float64] | None = None  # (steps, 7): every action applied, the idle holds included
     followed: dict[str, float] = field(default_factory=dict)
     """`--instruction other`: whether the trajectory completed the shown words' task and the trial's own."""
+    switch: dict[str, float] = field(default_factory=dict)
+    """`--reinstruct`: switched, kept_old_task, old_done_at_switch (`heedful.suites.tabletop.switching`)."""
+    switch_step: int | None = None
 
 
 def trial_layout(trial: TabletopTrial) -> Layout:
@@ -84,6 +89,7 @@ def run_trial(
     video_dir: str | None = None,
     max_calls: int = MAX_CALLS,
     arm: Arm = "given",
+    declared: Capabilities | None = None,
 ) -> TrialRun:
     """Roll one trial out with `agent` and score it.
 
@@ -95,6 +101,10 @@ def run_trial(
         max_calls: The most skill calls a planner may make.
         arm: The words the agent is given (`heedful.suites.tabletop.arms`); the trial is scored on its own task,
             and under `other` also on the substitute's (`run.followed`).
+        declared: The agent's declarations as the run read them (None: read here).
+
+    A trial with a switch (`trial.switch`, `--reinstruct`) changes its instruction during the trial and is scored on
+    the new task from the switch on (`heedful.suites.tabletop.switching`; `run.switch`).
     """
     task = trial.task
     run = TrialRun(layout=trial_layout(trial))
@@ -102,17 +112,20 @@ def run_trial(
     if arm != "given":
         shown = shown_task(task, arm, seed, trial.other, run.layout)
         seen = trial.model_copy(update={"task": shown, "other": None, "episode_id": f"{shown.task}/t{trial.trial}"})
+    switcher = Switcher.of(trial, seed, run.layout)
+    if trial.switch is not None:
+        seen = seen.model_copy(update={"switch": None})  # the agent learns of the switch when it comes
     cameras = (VIDEO_CAMERA,) if video_dir else ()
-    declared = capabilities(agent)
+    declared = declared if declared is not None else capabilities(agent)
     # A controller trained on smaller images sees them rendered at that size (so does the video, then).
     size = declared.image_size if declared.kind == "controller" else None
     render = RenderConfig(width=size, height=size) if size is not None else None
     rt = TrialRuntime(run.layout, task.horizon, cameras=cameras, render=render)
     try:
         if declared.kind == "controller":
-            _control(seen, agent, declared, rt, run, seed)
+            _control(seen, agent, declared, rt, run, seed, switcher)
         elif declared.kind == "planner":
-            _plan(seen, agent, rt, run, seed, max_calls, declared.privileged)
+            _plan(seen, agent, rt, run, seed, max_calls, declared.privileged, switcher)
         else:
             raise ConfigError(f"agent {type(agent).__name__} has neither act() (planner) nor predict() (controller)")
         run.acting_steps = rt.steps
@@ -121,6 +134,9 @@ def run_trial(
         traj = rt.trajectory()
         run.actions = traj.actions
         run.score = score_trajectory(traj, task.grounded, run.layout, task.scene)
+        if switcher is not None:
+            run.score, run.switch = switcher.scores(traj, run.layout, run.score)
+            run.switch_step = switcher.step
         if arm == "other" and trial.other is not None:
             grounded = ground_other(trial.other, run.layout)  # what the shown words ask in this layout
             other = None if grounded is None else score_trajectory(traj, grounded, run.layout, task.scene)
@@ -145,14 +161,26 @@ def _merge_reply(run: TrialRun, answer: object) -> str:
 
 
 def _plan(
-    trial: TabletopTrial, agent: Any, rt: TrialRuntime, run: TrialRun, seed: int, max_calls: int, privileged: bool
+    trial: TabletopTrial,
+    agent: Any,
+    rt: TrialRuntime,
+    run: TrialRun,
+    seed: int,
+    max_calls: int,
+    privileged: bool,
+    switcher: Switcher | None = None,
 ) -> None:
     results: list[SkillResult] = []
     texts: list[str] = []
+    task = trial.task
     for _ in range(max_calls):
+        if switcher is not None and switcher.due(rt):
+            switcher.make(rt, len(results))
+            task = switcher.new_task
         if rt.left <= 0:
             return
-        obs = observe(rt.sim, trial.task, run.layout, results, texts, rt.horizon, seed, privileged=privileged)
+        since = switcher.calls_before if switcher is not None and not switcher.pending else 0
+        obs = observe(rt.sim, task, run.layout, results, texts, rt.horizon, seed, privileged=privileged, since=since)
         text = _merge_reply(run, agent.act(obs))
         try:
             call = parse_call(text, rt.sim.object_names)
@@ -160,12 +188,23 @@ def _plan(
             run.status, run.error = Status.PARSE_ERROR, f"call {len(results) + 1}: {exc}"
             return
         if call.skill == "done":
-            return
+            if switcher is None or not switcher.pending:
+                return
+            _hold_until(rt, switcher.target)  # done before the switch: asked again when it comes
+            switcher.make(rt, len(results))
+            task = switcher.new_task
+            continue
         start = rt.steps
+        if switcher is not None and switcher.pending:
+            rt.interrupt = lambda: switcher.comes_now(rt)
         try:
             result = execute(call, rt.skills)
         except HorizonReachedError:
             result = SkillResult(call.skill, False, "the horizon was reached during the skill", rt.steps - start)
+        except SwitchReachedError:
+            result = SkillResult(call.skill, False, "cut short: the instruction changed", rt.steps - start)
+        finally:
+            rt.interrupt = None
         results.append(result)
         texts.append(call.text())
         run.calls.append({"call": call.text(), "ok": result.success, "reason": result.reason, "start": start})
@@ -192,13 +231,30 @@ def _object_attributes(rt: TrialRuntime, layout: Layout) -> tuple[dict[str, str]
     )
 
 
+def _hold_until(rt: TrialRuntime, step: int | None) -> None:
+    """Hold still until control step `step` (or the horizon); at once when `step` is None."""
+    end = rt.horizon if step is None else min(step, rt.horizon)
+    while rt.steps < end:
+        rt.step(rt.hold_action())
+
+
 def _control(
-    trial: TabletopTrial, agent: Any, declared: Capabilities, rt: TrialRuntime, run: TrialRun, seed: int
+    trial: TabletopTrial,
+    agent: Any,
+    declared: Capabilities,
+    rt: TrialRuntime,
+    run: TrialRun,
+    seed: int,
+    switcher: Switcher | None = None,
 ) -> None:
     if declared.begin_trial is not None:
         declared.begin_trial(trial if declared.privileged else None, seed)
     objects = _object_attributes(rt, run.layout) if declared.object_state else None
-    _control_loop(trial, agent, declared.cameras, rt, run, objects)
+    announce = None
+    if switcher is not None and declared.begin_trial is not None and declared.privileged:
+        begin = declared.begin_trial
+        announce = lambda: begin(switcher.announced(trial), seed)  # noqa: E731
+    _control_loop(trial, agent, declared.cameras, rt, run, objects, switcher, announce)
     report = declared.trial_report
     if report is not None:
         info, timing = report()
@@ -213,27 +269,48 @@ def _control_loop(
     rt: TrialRuntime,
     run: TrialRun,
     objects: tuple[dict[str, str], ...] | None = None,
+    switcher: Switcher | None = None,
+    announce: Callable[[], None] | None = None,
 ) -> None:
     cameras = wanted if wanted is not None else tuple(IMAGE_KEYS)
     unknown = set(cameras) - set(IMAGE_KEYS)
     if unknown:
         raise ConfigError(f"controller cameras must be among {sorted(IMAGE_KEYS)}, got {sorted(unknown)}")
     agent.reset()
-    agent.set_instruction(trial.task.instruction)
+    words = trial.task.instruction
+    agent.set_instruction(words)
     while rt.left > 0:
-        chunk = np.asarray(
-            agent.predict(_controller_obs(rt, cameras, trial.task.instruction, objects)), dtype=np.float64
-        )
+        if switcher is not None and switcher.due(rt):
+            switcher.make(rt)
+            words = switcher.new_task.instruction
+            agent.set_instruction(words)
+            if announce is not None:
+                announce()
+        chunk = np.asarray(agent.predict(_controller_obs(rt, cameras, words, objects)), dtype=np.float64)
         if chunk.ndim == 1:
             chunk = chunk[None, :]
         if chunk.ndim != 2 or chunk.shape[0] == 0:
             run.status, run.error = Status.PARSE_ERROR, f"predict returned shape {chunk.shape}, not (T, 7)"
             return
         try:
-            for action in chunk[: rt.left]:
-                rt.step(action)
+            _apply(chunk, rt, switcher)
         except InvalidActionError as exc:
             run.status, run.error = Status.PARSE_ERROR, f"invalid action at step {rt.steps}: {exc}"
+            return
+
+
+def _apply(chunk: NDArray[np.float64], rt: TrialRuntime, switcher: Switcher | None) -> None:
+    """Step a chunk; a pending switch cuts it at its step (at=) or right after the first grasp (first choice)."""
+    limit = rt.left
+    watch_grasp = False
+    if switcher is not None and switcher.pending:
+        target = switcher.target
+        watch_grasp = target is None
+        if target is not None:
+            limit = min(limit, max(target - rt.steps, 0))
+    for action in chunk[:limit]:
+        rt.step(action)
+        if watch_grasp and rt.sim.held_object() is not None:
             return
 
 

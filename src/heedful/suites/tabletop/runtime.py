@@ -7,7 +7,7 @@ sim, and every control step (a controller's action or a skill's) is `env.step`, 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -24,6 +24,11 @@ BOWL_FLOOR = 0.006  # thickness of a bowl's base (see the simulator's bowl geome
 
 class HorizonReachedError(Exception):
     """Raised by the step function once the trial has used all its control steps."""
+
+
+class SwitchReachedError(Exception):
+    """Raised by the step function after the step at which a pending instruction change comes (`--reinstruct`):
+    a planner's skill in flight is cut there, as a controller's chunk is."""
 
 
 def build_sim(layout: Layout, config: SimConfig) -> TabletopSim:
@@ -71,6 +76,8 @@ class TrialRuntime:
         self.horizon = horizon
         self.states: list[NDArray[np.float64]] | None = [self._state()] if keep_states else None
         self.skills = Skills(self.sim, step=self.step, max_steps=10 * max(1, horizon))
+        self.interrupt: Callable[[], bool] | None = None
+        """Asked after every step while set: True cuts the skill in flight (SwitchReachedError)."""
 
     @property
     def sim(self) -> TabletopSim:
@@ -98,6 +105,8 @@ class TrialRuntime:
         self.env.step(action)  # type: ignore[arg-type]  # the sim validates it (shape, finite values)
         if self.states is not None:
             self.states.append(self._state())
+        if self.interrupt is not None and self.interrupt():
+            raise SwitchReachedError(f"the instruction changes at control step {self.sim.steps}")
 
     def hold_action(self) -> NDArray[np.float64]:
         """Stay where the tool is, keeping the gripper command."""

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from heedful.errors import ConfigError, DatasetError
 from heedful.language.arms import OTHER_EPISODE, arm_of, shown_instruction
+from heedful.language.reinstruct import SWITCH_EPISODE, SWITCH_INSTRUCTION, SWITCH_STEP, reinstruct_of
 from heedful.metrics.layouts import FigureLayout, PaperTable
 from heedful.metrics.rows import MetricRow
 from heedful.metrics.spec import MetricSpec
@@ -33,6 +34,7 @@ from heedful.suites.tabletop.model import (
     TRIAL_SCHEMA_VERSION,
     TabletopTask,
     TabletopTrial,
+    TrialSwitch,
 )
 from heedful.suites.tabletop.options import TabletopRunOptions
 from heedful.suites.tabletop.perturb import TRIALS, trial_seed
@@ -96,8 +98,8 @@ class TabletopSuite(SuiteBase):
     def dataset_hash(self, episodes: Sequence[Any]) -> str:
         """The hash of the tasks or the trials, whatever the run holds (without `other` substitutes: the arms of
         one selection pair in `heedful compare`)."""
-        if any(isinstance(e, TabletopTrial) and e.other is not None for e in episodes):
-            episodes = [e.model_copy(update={"other": None}) for e in episodes]
+        if any(isinstance(e, TabletopTrial) and (e.other is not None or e.switch is not None) for e in episodes):
+            episodes = [e.model_copy(update={"other": None, "switch": None}) for e in episodes]
         return content_hash(episodes)
 
     def training_episodes(self, episodes: Sequence[Any]) -> list[TabletopTask]:
@@ -117,6 +119,7 @@ class TabletopSuite(SuiteBase):
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ConfigError(f"{name} must be a positive integer, got {value!r}")
         super().check_options(options)
+        reinstruct_of(options)
 
     def episodes_for_run(self, episodes: Sequence[Any], options: dict[str, Any]) -> list[TabletopTrial]:
         """Trials of the selected tasks, round by round (all tasks' first trial, then their second, ...)."""
@@ -128,20 +131,33 @@ class TabletopSuite(SuiteBase):
         tasks = [t for t in episodes if t.level in levels and t.scene in scenes]
         rounds = int(options.get("trials", TRIALS))
         other = arms.others(tasks, episodes) if arm_of(options) == "other" else {}
+        rule = reinstruct_of(options)
+        new = arms.others(tasks, episodes) if rule is not None else {}
         return [
             TabletopTrial(
-                episode_id=f"{t.task}/t{r}", trial=r, trial_seed=trial_seed(t.task, r), task=t, other=other.get(t.task)
+                episode_id=f"{t.task}/t{r}",
+                trial=r,
+                trial_seed=trial_seed(t.task, r),
+                task=t,
+                other=other.get(t.task),
+                switch=TrialSwitch(to=new[t.task], rule=rule.text) if rule is not None else None,
             )
             for r in range(rounds)
             for t in tasks
         ]
 
-    def _record(self, trial: TabletopTrial, context: RolloutContext, **fields: Any) -> Record:
+    def _record(
+        self, trial: TabletopTrial, context: RolloutContext, switch_step: int | None = None, **fields: Any
+    ) -> Record:
         gold = {"grounded": trial.task.grounded.model_dump(mode="json", exclude_defaults=True)}
         arm = arm_of(context.options)
         other = trial.other if arm == "other" else None
         words = shown_instruction(arm, trial.task.instruction, context.seed, other.instruction if other else None)
-        inputs = {"instruction": words, **({OTHER_EPISODE: other.task} if other else {})}
+        inputs: dict[str, Any] = {"instruction": words, **({OTHER_EPISODE: other.task} if other else {})}
+        if trial.switch is not None:
+            inputs.update({SWITCH_EPISODE: trial.switch.to.task, SWITCH_INSTRUCTION: trial.switch.to.instruction})
+            if switch_step is not None:
+                inputs[SWITCH_STEP] = switch_step
         return Record(
             episode_id=trial.episode_id, index=context.index, keys=trial.keys(), gold=gold, inputs=inputs, **fields
         )
@@ -158,6 +174,7 @@ class TabletopSuite(SuiteBase):
             video_dir=options.get("video_dir"),
             max_calls=options.get("max_calls", MAX_CALLS),
             arm=arm_of(options),
+            declared=context.declarations(agent),
         )
         score = run.score
         if score is None:
@@ -180,7 +197,8 @@ class TabletopSuite(SuiteBase):
             raw_output="\n---\n".join(run.replies) if run.replies else None,
             prediction=prediction,
             correct=score.complete,
-            scores={**score.scores(), "acting_steps": float(run.acting_steps), **run.followed},
+            scores={**score.scores(), "acting_steps": float(run.acting_steps), **run.followed, **run.switch},
+            switch_step=run.switch_step,
             usage=dict(run.usage),
             agent_info=dict(run.info),
             timing=dict(run.timing),
