@@ -11,8 +11,8 @@ just inside or just outside the drop radius.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 
 import numpy as np
@@ -86,53 +86,53 @@ def mutated(m: Mutant) -> Iterator[None]:
         setattr(mod, m.constant, saved)
 
 
-def _runtime(task: TabletopTask, trial: int) -> tuple[TrialRuntime, Layout]:
+def _played_to_horizon(
+    task: TabletopTask, trial: int, play: Callable[[TrialRuntime, Layout], None]
+) -> tuple[Trajectory, Layout]:
+    """`play` on a fresh runtime of the trial's scene, then held still to the horizon: the trajectory and layout."""
     t = TabletopTrial(
         episode_id=f"{task.task}/t{trial}", trial=trial, trial_seed=trial_seed(task.task, trial), task=task
     )
     layout = trial_layout(t)
-    return TrialRuntime(layout, task.horizon), layout
-
-
-def expert_trajectory(task: TabletopTask, trial: int) -> tuple[Trajectory, Layout]:
-    """The expert's whole program on the trial's scene, held still to the horizon."""
-    rt, layout = _runtime(task, trial)
+    rt = TrialRuntime(layout, task.horizon)
     try:
-        try:
-            for c in program(task.grounded, layout):
-                execute(c, rt.skills)
-        except HorizonReachedError:
-            pass
+        with suppress(HorizonReachedError):
+            play(rt, layout)
         rt.idle_to_horizon()
         return rt.trajectory(), layout
     finally:
         rt.close()
+
+
+def expert_trajectory(task: TabletopTask, trial: int) -> tuple[Trajectory, Layout]:
+    """The expert's whole program on the trial's scene, held still to the horizon."""
+
+    def play(rt: TrialRuntime, layout: Layout) -> None:
+        for c in program(task.grounded, layout):
+            execute(c, rt.skills)
+
+    return _played_to_horizon(task, trial, play)
 
 
 def drop_trajectory(task: TabletopTask, trial: int, side: str, seed: int = 0) -> tuple[Trajectory, Layout]:
     """The expert's pick of the source, then a drop in the air `side` ("inside" / "outside") of the drop
     radius from the goal, on the line from the grasp; then home."""
-    rt, layout = _runtime(task, trial)
     rng = np.random.default_rng([seed, trial, 38])
-    try:
-        try:
-            calls = program(task.grounded, layout)
-            picks = [k for k, c in enumerate(calls) if c.skill == "pick"]
-            for c in calls[: picks[0] + 1] if picks else []:
-                execute(c, rt.skills)
 
-            def drop() -> motion.SkillGen:
-                ok = yield from drop_motion(rt.sim, task.grounded, rng, side)
-                return bool(ok), "drop"
+    def play(rt: TrialRuntime, layout: Layout) -> None:
+        calls = program(task.grounded, layout)
+        picks = [k for k, c in enumerate(calls) if c.skill == "pick"]
+        for c in calls[: picks[0] + 1] if picks else []:
+            execute(c, rt.skills)
 
-            motion.execute(rt.sim, drop(), "drop", step=rt.step)
-            execute(program(task.grounded, layout)[-1], rt.skills)  # the expert's last call: go home
-        except HorizonReachedError:
-            pass
-        rt.idle_to_horizon()
-        return rt.trajectory(), layout
-    finally:
-        rt.close()
+        def drop() -> motion.SkillGen:
+            ok = yield from drop_motion(rt.sim, task.grounded, rng, side)
+            return bool(ok), "drop"
+
+        motion.execute(rt.sim, drop(), "drop", step=rt.step)
+        execute(calls[-1], rt.skills)  # the expert's last call: go home
+
+    return _played_to_horizon(task, trial, play)
 
 
 __all__ = ["MUTANTS", "Mutant", "drop_trajectory", "expert_trajectory", "mutated"]
