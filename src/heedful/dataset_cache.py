@@ -114,7 +114,7 @@ def cached_dataset(
             episodes = list(suite.generate(seed, config))
     finally:
         bar.close()
-    return episodes, None if where is None else _store(suite, episodes, where, seed, config)
+    return episodes, None if where is None else _store(suite, episodes, where, identity, config)
 
 
 GENERATION_CPU_S = {"decisions": 2.2, "tabletop": 1.6, "household": 50.0}
@@ -298,13 +298,14 @@ def _present(where: Path) -> bool:
         return False
 
 
-def _store(suite: Any, episodes: list[Any], where: Path, seed: int, config: dict[str, Any] | None) -> Path | None:
-    """Write the dataset through a staging directory renamed into place (replacing a damaged entry); None when the
-    cache cannot be written."""
+def _store(
+    suite: Any, episodes: list[Any], where: Path, identity: dict[str, Any], config: dict[str, Any] | None
+) -> Path | None:
+    """Write the dataset, as the entry `identity` (`entry_identity`) names, through a staging directory renamed into
+    place (replacing a damaged entry); None when the cache cannot be written."""
     try:
         with staged_directory(where, force=True, flag="the dataset cache") as staging:
-            identity = entry_identity(suite, seed, config)
-            meta = {"seed": seed, "config": dict(config or {}), "generator": identity["generator"]}
+            meta = {"seed": identity["seed"], "config": dict(config or {}), "generator": identity["generator"]}
             suite.save_dataset(episodes, staging, meta)
             write_index(suite, episodes, staging, identity)
     except ConfigError as exc:
