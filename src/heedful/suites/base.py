@@ -22,6 +22,7 @@ from heedful.suites.options import RunOptions, validate
 
 if TYPE_CHECKING:
     from heedful.metrics.compare import ComparisonRow
+    from heedful.metrics.scoring import Scoring
 
 
 class Episode(Protocol):
@@ -240,8 +241,42 @@ class SuiteBase:
     run_order: Literal["shuffled", "dataset"] = "shuffled"
 
     @property
+    def scoring(self) -> Scoring | None:
+        """What `report` and `compare` compute (heedful.metrics.scoring): a suite that declares it writes neither."""
+        return None
+
+    @property
     def metric_spec(self) -> MetricSpec:
-        return MetricSpec()
+        return self.scoring.spec if self.scoring is not None else MetricSpec()
+
+    def report(self, records: Sequence[Record], options: dict[str, Any]) -> list[MetricRow]:
+        """The rows of the declared scoring (heedful.metrics.engine)."""
+        from heedful.metrics.engine import report_rows
+
+        cluster = options.get("cluster")
+        return report_rows(
+            self._scoring(),
+            records,
+            resamples=int(options.get("resamples", 10_000)),
+            seed=int(options.get("seed", 0)),
+            cluster=None if cluster is None else str(cluster),
+        )
+
+    def compare(
+        self, records_a: Sequence[Record], records_b: Sequence[Record], *, resamples: int, seed: int
+    ) -> list[ComparisonRow]:
+        """The paired comparison of the declared scoring (heedful.metrics.engine)."""
+        from heedful.metrics.engine import compare_rows
+
+        return compare_rows(self._scoring(), records_a, records_b, resamples=resamples, seed=seed)
+
+    def _scoring(self) -> Scoring:
+        if self.scoring is None:
+            raise ConfigError(
+                f"suite {self.name} declares no scoring: declare `scoring` (heedful.metrics.scoring.Scoring) "
+                "or write its report and compare"
+            )
+        return self.scoring
 
     def check_options(self, options: dict[str, Any]) -> None:
         validate(self.name, self.run_options, options)
