@@ -71,7 +71,7 @@ class Units:
         keep &= self.den.sum(axis=1) > 0
         _, inverse = np.unique(ids[keep], return_inverse=True)
         num = cast(Counts, np.zeros((int(inverse.max(initial=-1)) + 1, self.num.shape[1]), dtype=self.num.dtype))
-        den = cast(Counts, np.zeros_like(num))
+        den = np.zeros_like(num)
         np.add.at(num, inverse, self.num[keep])
         np.add.at(den, inverse, self.den[keep])
         return num, den
