@@ -80,26 +80,7 @@ SPEC = MetricSpec(
     )
 )
 """The tabletop metrics: each a task-macro mean of one number per trial. Add a metric here."""
-METRICS = SPEC.names
-LABELS = {
-    "intent": "mean intent",
-    "execution": "mean execution",
-    "intent_full": "intent-full rate",
-    "execution_full": "execution-full rate",
-    "complete": "completion rate",
-    "complete_clean": "clean completion",
-    "disturbed": "disturbance rate",
-}
 CHANCE_PREFIX = "chance "  # groups of the exact chance level (expected score of the blind branch draw)
-CHANCE_LABELS = {  # the blind branch draw's level (heedful.metrics.reference): a strong baseline, not chance
-    "intent": "blind intent",
-    "execution": "blind execution",
-    "intent_full": "blind intent-full",
-    "execution_full": "blind exec-full",
-    "complete": "blind completion",
-    "complete_clean": "blind clean compl",
-    "disturbed": "blind disturbance",
-}
 SCENES = ("S1", "S2", "S3", "S4")
 MEAN = "mean over scenes"
 LEVELS = ("L0", "L1", "L2", "L3")
@@ -140,43 +121,6 @@ def tabletop_metrics(
 ) -> list[MetricRow]:
     """Status rows, then the metrics of `spec` for every scene x level, every level (all tasks) and all tasks."""
     return report_rows(SCORING, records, resamples=resamples, seed=seed, spec=spec)
-
-
-def table1(rows: Sequence[MetricRow]) -> str:
-    """The paper's Table 1 layout: metrics by scene x level (values in %), then the mean over scenes.
-
-    Two bands fit 120 columns: S1 | S2 | S3, then S4 | mean over scenes, each block one column per level.
-    The mean over scenes is the unweighted mean of the scene values present (the paper's headline); a cell
-    without tasks prints `-`. Rows of groups `chance S / L` (the exact chance level the suite adds, see
-    suites/tabletop/chance.py) print as `chance ...` lines under the measured ones.
-    """
-    table = {(row.group, row.metric): row.value for row in rows}
-
-    def cell(value: float | None) -> str:
-        return "-" if value is None else f"{100 * value:.1f}"
-
-    def mean_over_scenes(prefix: str, level: str, metric: str) -> float | None:
-        present = [v for s in SCENES if (v := table.get((prefix + group_name(s, level), metric))) is not None]
-        return sum(present) / len(present) if present else None
-
-    def values(block: str, prefix: str, metric: str) -> str:
-        if block == MEAN:
-            found = [mean_over_scenes(prefix, lv, metric) for lv in LEVELS]
-        else:
-            found = [table.get((prefix + group_name(block, lv), metric)) for lv in LEVELS]
-        return " ".join(f"{cell(v):>6}" for v in found)
-
-    has_chance = any(row.group.startswith(CHANCE_PREFIX) for row in rows)
-    lines = ["Table 1 layout (task macro, %)"]
-    for band in ((*SCENES[:3],), (SCENES[3], MEAN)):
-        lines += ["", " " * 20 + " | ".join(f"{name:^27}" for name in band)]
-        lines.append(" " * 20 + " | ".join(" ".join(f"{lv:>6}" for lv in LEVELS) for _ in band))
-        for prefix, labels in (("", LABELS), (CHANCE_PREFIX, CHANCE_LABELS)):
-            if prefix and not has_chance:
-                continue
-            for metric in METRICS:
-                lines.append(f"{labels[metric]:<20}" + " | ".join(values(block, prefix, metric) for block in band))
-    return "\n".join(lines)
 
 
 def compare_tabletop_runs(

@@ -272,17 +272,18 @@ class HouseholdSuite(SuiteBase):
     def render_report(self, rows: Sequence[MetricRow], title: str) -> str:
         """SR and SPL side by side (SPL, the paper's primary metric, first), the generic per-group table, then
         the paper's Table 6, Table 9 and Table 8 (error modes) layouts."""
-        from heedful.metrics.household import paper_tables
         from heedful.metrics.household_error_table import ERROR_METRICS, error_table
         from heedful.metrics.reference import reference
         from heedful.metrics.render import render_metric_table
+        from heedful.metrics.tables import table_text
         from heedful.suites.household.report_tables import summary_table
 
         generic = [row for row in rows if row.metric not in ERROR_METRICS]
         errors = error_table(rows)
         level = reference(self.name)  # the words-only level, not chance
         table = render_metric_table(generic, chance_note=level.note, reference_label=level.label)
-        text = f"{title}\n{summary_table(rows)}\n\n{table}\n\n{paper_tables(rows)}"
+        pivots = "\n\n".join(table_text(paper, rows) for paper in self.paper_tables if paper.pivot is not None)
+        text = f"{title}\n{summary_table(rows)}\n\n{table}\n\n{pivots}"
         return f"{text}\n\n{errors}" if errors else text
 
     def render_comparison(self, rows: Sequence[ComparisonRow], title: str) -> str:

@@ -221,7 +221,8 @@ class TabletopSuite(SuiteBase):
         chance rows)."""
         from heedful.metrics.reference import reference
         from heedful.metrics.render import render_metric_table
-        from heedful.metrics.tabletop import CHANCE_PREFIX, table1
+        from heedful.metrics.tables import table_text
+        from heedful.metrics.tabletop import CHANCE_PREFIX
 
         measured = [row for row in rows if not row.group.startswith(CHANCE_PREFIX)]
         notes = (
@@ -232,7 +233,7 @@ class TabletopSuite(SuiteBase):
         table = render_metric_table(
             measured, title=title, notes=notes, chance_note=level.note, reference_label=level.label
         )
-        return f"{table}\n\n{table1(rows)}"
+        return f"{table}\n\n{table_text(self.paper_tables[0], rows)}"
 
     def requirements(self, options: dict[str, Any]) -> tuple[Requirement, ...]:
         """The simulator, its Gymnasium core, and with --video the MP4 writer."""
