@@ -10,7 +10,8 @@ counterfactual-following rates.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -93,13 +94,23 @@ def arms_figure(job: Path, out: Path, *, resamples: int = 2_000, seed: int = 0) 
 
 def arms_text(runs: Sequence[Path], *, resamples: int = 2_000, seed: int = 0) -> str:
     """The language-dependence table of runs under distinct arms (one agent, one selection)."""
-    manifest, _ = _load(runs)
+    manifest, by_arm = _load(runs)
     suite, title, rows = arms_table(runs, resamples=resamples, seed=seed)
     if manifest.privileged:
         title += (
             "\n(a privileged agent reads the task, not the words: under empty and shuffled it keeps the episode's task)"
         )
-    return render_language_table(suite, rows, title)
+    return render_language_table(suite, rows, f"{title}\n{arm_status_line(by_arm)}")
+
+
+def arm_status_line(by_arm: Mapping[str, Sequence[Record]]) -> str:
+    """Each arm's record statuses, so a row of zeros says whether the agent answered wrongly or could not answer
+    (a parse error is scored as a failure, as the papers count it; a crash or a timeout is not scored)."""
+    parts = []
+    for arm, records in by_arm.items():
+        counts = Counter(record.status.value for record in records)
+        parts.append(f"{arm} " + ", ".join(f"{status} {n}" for status, n in sorted(counts.items())))
+    return "status: " + "; ".join(parts)
 
 
 def following_text(run: Path, *, seed: int = 0) -> str | None:

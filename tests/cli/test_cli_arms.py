@@ -19,6 +19,7 @@ def test_arms_run_as_sibling_runs_and_report_one_table(tmp_path: Path, capsys: p
     assert main(["report", str(job)]) == 0
     table = capsys.readouterr().out
     assert "Language dependence | tabletop | agent blind" in table and "arms given, empty, other" in table
+    assert "status: given ok 1; empty ok 1; other ok 1" in table
     # the blind control reads no words: each arm scores as given, a difference of exactly 0 (all and L0)
     assert table.count("+0.0 [0.0, 0.0] (n=1)") == 4
     assert main(["report", str(job / "other"), "--resamples", "100"]) == 0
