@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from heedful.metrics.household import paper_tables
+from heedful.metrics.tables import table_text
 from heedful.runner import RunSpec, run
 from heedful.seeding import derive_rng
 from heedful.sims.household.explore import CoverageTracker
@@ -36,6 +36,7 @@ from heedful.sims.household.human import standing
 from heedful.sims.household.semantic_map import SemanticMap
 from heedful.sims.household.sim import HouseSim, ObjectState, Pose
 from heedful.suites.household.generate import OraclePolicy
+from heedful.suites.household.layouts import PAPER_TABLES
 from heedful.suites.household.model import HouseholdEpisode
 from heedful.suites.household.rollout import run_episode
 from heedful.suites.household.suite import HouseholdSuite
@@ -148,7 +149,7 @@ def bench_oracle(episodes: list[HouseholdEpisode], workers: int) -> None:
     print(f"full oracle evaluation, {len(episodes)} episodes: {result.counts}")
     print(f"  runner with {workers} workers:   {t_pool:6.1f} s wall (aim < 120 s)")
     print(f"  bare serial loop (reference): {t_serial:6.1f} s ({t_serial / t_pool:.2f}x the runner's wall time)")
-    print(paper_tables(rows))
+    print("\n\n".join(table_text(table, rows) for table in PAPER_TABLES if table.pivot is not None))
 
 
 def bench_resolution(episodes: list[HouseholdEpisode]) -> None:

@@ -25,9 +25,11 @@ from pathlib import Path
 import numpy as np
 
 from heedful.api import evaluate
-from heedful.metrics.tabletop import table1, tabletop_metrics
+from heedful.metrics.tables import table_text
+from heedful.metrics.tabletop import tabletop_metrics
 from heedful.runner import load_run
 from heedful.suites.tabletop.demos import DemoSettings, generate_demos
+from heedful.suites.tabletop.layouts import PAPER_TABLES
 from heedful.suites.tabletop.registry import evaluation_tasks, training_layouts, training_tasks
 from heedful.suites.tabletop.runtime import TrialRuntime
 
@@ -59,7 +61,7 @@ def bench_protocol(out: Path, trials: int, workers: int, reference: float) -> di
         for r in records
         if not (r.scores.get("intent") == r.scores.get("execution") == r.scores.get("complete") == 1.0)
     ]
-    print(table1(tabletop_metrics(records, resamples=200)))
+    print(table_text(PAPER_TABLES[0], tabletop_metrics(records, resamples=200)))
     print(f"trials not at full marks: {len(not_full)} of {len(records)}")
     for line in not_full[:20]:
         print("  ", line)

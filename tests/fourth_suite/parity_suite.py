@@ -13,11 +13,8 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
-from heedful.metrics.compare import ComparisonRow
-from heedful.metrics.paired import mcnemar_count_row, paired_mean_rows
-from heedful.metrics.rows import MetricRow, status_rows
-from heedful.metrics.spec import Metric, MetricSpec
-from heedful.metrics.stats import cluster_bootstrap_ratio, wilson_interval
+from heedful.metrics.scoring import McNemar, Scoring
+from heedful.metrics.spec import MetricSpec, RecordMetric
 from heedful.records import Record, Status
 from heedful.replies import AgentReply
 from heedful.suites.base import RolloutContext, SuiteBase
@@ -43,7 +40,14 @@ class ParitySuite(SuiteBase):
     name = "parity"
     version = "parity-v1"
     report_clusters = ("episode",)
-    metric_spec = MetricSpec((Metric("accuracy", "share of episodes answered with the right parity", "episode"),))
+    accuracy = RecordMetric(
+        name="accuracy",
+        description="share of episodes answered with the right parity",
+        unit="episode",
+        value=lambda record: float(record.correct is True),
+        binary=True,
+    )
+    scoring = Scoring(MetricSpec((accuracy,)), mcnemar=McNemar("accuracy", lambda r: r.correct is True, "episode"))
     run_options = ParityOptions
     splits = ("all", "train", "test")
     agent_kinds = ("decision",)
@@ -101,49 +105,6 @@ class ParitySuite(SuiteBase):
     def _record(self, episode: ParityEpisode, context: RolloutContext, **fields: Any) -> Record:
         keys = {"instruction": episode.instruction, "split": episode.split}
         return Record(episode_id=episode.episode_id, index=context.index, keys=keys, gold=episode.gold, **fields)
-
-    def report(self, records: Sequence[Record], options: dict[str, Any]) -> list[MetricRow]:
-        scored = [r for r in records if r.status in (Status.OK, Status.PARSE_ERROR)]
-        hits = np.array([float(bool(r.correct)) for r in scored])
-        low, high = cluster_bootstrap_ratio(
-            hits, np.ones_like(hits), resamples=options["resamples"], rng=np.random.default_rng(options["seed"])
-        )
-        wilson = wilson_interval(int(hits.sum()), len(hits))
-        accuracy = MetricRow(
-            "accuracy",
-            "all",
-            float(hits.mean()) if len(hits) else None,
-            low,
-            high,
-            len(hits),
-            ci_method="episode bootstrap",
-            k=int(hits.sum()),
-            wilson_low=wilson[0],
-            wilson_high=wilson[1],
-            unit="episode",
-        )
-        return [accuracy, *status_rows(records, unit="episode")]
-
-    def compare(
-        self, records_a: Sequence[Record], records_b: Sequence[Record], *, resamples: int, seed: int
-    ) -> list[ComparisonRow]:
-        b_by_id = {r.episode_id: r for r in records_b}
-        pairs = [(a, b_by_id[a.episode_id]) for a in records_a if a.episode_id in b_by_id]
-        a_hits = np.array([[float(bool(a.correct))] for a, _ in pairs])
-        b_hits = np.array([[float(bool(b.correct))] for _, b in pairs])
-        rows = paired_mean_rows(
-            ["accuracy"],
-            "all",
-            a_hits,
-            b_hits,
-            resamples=resamples,
-            rng=np.random.default_rng(seed),
-            unit="episode",
-            ci_method="episode bootstrap",
-        )
-        wins_a = int(((a_hits == 1) & (b_hits == 0)).sum())
-        wins_b = int(((a_hits == 0) & (b_hits == 1)).sum())
-        return [*rows, mcnemar_count_row("accuracy", "all", wins_a, wins_b, len(pairs), unit="episode")]
 
 
 class OracleAgent:

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from heedful.errors import RunError
-from heedful.metrics.compare import MCNEMAR_METRIC, ComparisonRow, compare_decision_runs
-from heedful.metrics.decisions import METRICS
+from heedful.metrics.compare import MCNEMAR_METRIC, ComparisonRow
+from heedful.metrics.decisions import METRICS, compare_decision_runs
 from heedful.records import Record, Status
 
 ROLES = ("base", "preserve", "change", "change_preserve")

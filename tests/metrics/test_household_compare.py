@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from heedful.metrics.household_compare import compare_household_runs
+from heedful.metrics.household import compare_household_runs
 from heedful.records import Record, Status
 
 

@@ -10,8 +10,8 @@ from test_tabletop_metrics import rec as tabletop_record
 
 from heedful.errors import RunError
 from heedful.metrics import decisions, household, tabletop
-from heedful.metrics.compare import compare_decision_runs
-from heedful.metrics.household_compare import compare_household_runs
+from heedful.metrics.decisions import compare_decision_runs
+from heedful.metrics.household import compare_household_runs
 from heedful.metrics.rows import MetricRow
 from heedful.metrics.spec import Metric, MetricSpec, RecordMetric
 from heedful.records import Record, Status

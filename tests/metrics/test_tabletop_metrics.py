@@ -5,8 +5,16 @@ from __future__ import annotations
 import pytest
 
 from heedful.errors import RunError
-from heedful.metrics.tabletop import compare_tabletop_runs, table1, tabletop_metrics
+from heedful.metrics.rows import MetricRow
+from heedful.metrics.tables import table_text
+from heedful.metrics.tabletop import compare_tabletop_runs, tabletop_metrics
 from heedful.records import Record, Status
+from heedful.suites.tabletop.layouts import PAPER_TABLES
+
+
+def table1(rows: list[MetricRow]) -> str:
+    """The terminal's Table 1: the pivot of the one declared table."""
+    return table_text(PAPER_TABLES[0], rows)
 
 
 def rec(task: str, trial: int, intent: float, execution: float, complete: bool, **kw: object) -> Record:
@@ -72,9 +80,10 @@ def test_records_of_another_suite_are_refused() -> None:
 def test_table1_lays_out_scenes_and_levels_with_the_mean_over_scenes() -> None:
     records = [rec("s1_L0_a", 0, 1.0, 1.0, True), rec("s2_L0_a", 0, 0.5, 0.0, False)]
     text = table1(tabletop_metrics(records, resamples=50))
-    first, second = (ln.replace("|", " ").split()[2:] for ln in text.splitlines() if ln.startswith("mean intent"))
+    first, second = (ln.replace("|", " ").split()[1:] for ln in text.splitlines() if ln.startswith("Intent "))
     assert first[0] == "100.0" and first[4] == "50.0" and first[1] == "-"  # S1 | S2 | S3
-    assert second[0] == "-" and second[4] == "75.0"  # S4 | the mean over the scenes present at L0
+    assert second[0] == "-" and second[4] == "75.0"  # S4 | the mean over the scenes present at L0 | all scenes
+    assert second[8] == "75.0" and second[12] == "75.0"  # all scenes: the task macro at L0 and over all tasks
     assert max(len(line) for line in text.splitlines()) <= 120
 
 
@@ -89,8 +98,6 @@ def test_paired_comparison_of_two_runs() -> None:
 
 
 def test_table1_prints_the_chance_rows_under_the_measured_ones() -> None:
-    from heedful.metrics.rows import MetricRow
-
     records = [rec("s1_L0_a", 0, 1.0, 1.0, True)]
     chance = [
         MetricRow(
@@ -99,7 +106,7 @@ def test_table1_prints_the_chance_rows_under_the_measured_ones() -> None:
         for m in ("intent", "execution", "intent_full", "execution_full", "complete")
     ]
     text = table1(tabletop_metrics(records, resamples=20) + chance)
-    line = next(ln for ln in text.splitlines() if ln.startswith("blind completion"))
+    line = next(ln for ln in text.splitlines() if ln.startswith("blind Completion"))
     assert line.replace("|", " ").split()[2] == "25.0"
     assert "blind" not in table1(tabletop_metrics(records, resamples=20))
 

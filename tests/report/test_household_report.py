@@ -13,8 +13,7 @@ from household_data import first
 from household_row_house import s_hum_two_bathrooms, s_obj_human_in_view
 
 from heedful.cli.main import main
-from heedful.metrics.household import household_metrics
-from heedful.metrics.household_compare import compare_household_runs
+from heedful.metrics.household import compare_household_runs, household_metrics
 from heedful.records import Record, Status
 from heedful.runner import RunSpec, run
 from heedful.suites.household.report_tables import comparison_summary, summary_table

@@ -17,7 +17,7 @@ import pytest
 from heedful.api import report_text
 from heedful.cli.main import main
 from heedful.errors import ConfigError
-from heedful.metrics.layouts import Column, PaperTable
+from heedful.metrics.layouts import Column, MeanOf, PaperTable
 from heedful.metrics.rows import MetricRow, collapsed
 from heedful.report.latex import escape, to_latex
 from heedful.suites.registry import get_suite
@@ -131,7 +131,14 @@ def _check_paper_table(layout: PaperTable, table: list[list[str]], rows: list[di
         previous = names
         group = groups[tuple(names)]
         for column, cell in zip(layout.columns, cells[labels:], strict=True):
-            assert cell == _paper_cell(column, by_key.get((group, column.metric)), latex=latex), (group, column)
+            row = by_key.get((group, column.metric)) if isinstance(group, str) else _mean(group, column.metric, by_key)
+            assert cell == _paper_cell(column, row, latex=latex), (group, column)
+
+
+def _mean(line: MeanOf, metric: str, by_key: dict[tuple[str, str], dict[str, Any]]) -> dict[str, Any] | None:
+    """A `MeanOf` line's cell: the unweighted mean of its groups' values present, without an interval."""
+    values = [by_key[(g, metric)]["value"] for g in line.groups if by_key.get((g, metric), {}).get("value") is not None]
+    return {"value": sum(values) / len(values), "ci_low": None, "n": len(values)} if values else None
 
 
 def _paper_cell(column: Column, row: dict[str, Any] | None, *, latex: bool) -> str:
@@ -157,7 +164,8 @@ def _latex_tables(text: str) -> dict[str, list[list[str]]]:
         body = block.split(r"\toprule")[1].split(r"\bottomrule")[0]
         lines = [line.strip().removesuffix(r"\\").strip() for line in body.splitlines()]
         cells = [
-            [c.strip().replace(r"\_", "_").replace(r"\%", "%") for c in re.split(r"(?<!\\)&", line)] for line in lines
+            [c.strip().replace(r"\_", "_").replace(r"\%", "%").replace(r"\&", "&") for c in re.split(r"(?<!\\)&", line)]
+            for line in lines
         ]
         tables[label.group(1)] = [c for c, line in zip(cells, lines, strict=True) if line and line != r"\midrule"]
     return tables

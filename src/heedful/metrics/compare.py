@@ -1,31 +1,19 @@
-"""Paired comparison of two decisions runs over the same dataset.
+"""The rows of a paired comparison of two runs over the same dataset, and how the runs' records are matched.
 
-Instances are matched by episode id, and only instances scored in both runs (status ok or
-parse_error in each) enter the comparison: both runs are then measured on exactly the same
-units, pairs and families, which is what a paired difference needs. An instance that crashed or
-timed out in one run is left out here; each run's own report shows it in its status rows.
+Episodes are matched by id, and only episodes scored in both runs (status ok or parse_error in
+each) enter the comparison: both runs are then measured on exactly the same units, which is what a
+paired difference needs. An episode that crashed or timed out in one run is left out here; each
+run's own report shows it in its status rows. The rows themselves come from heedful.metrics.engine.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from heedful.errors import RunError
-from heedful.metrics.decisions import (
-    SPEC,
-    FamilyMetric,
-    IntArray,
-    family_table,
-    group_labels,
-    group_names,
-)
-from heedful.metrics.spec import MetricSpec
-from heedful.metrics.stats import Interval, mcnemar_exact, paired_cluster_bootstrap_diffs
 from heedful.records import Record
-from heedful.seeding import derive_rng
 
 MCNEMAR_PREFIX = "mcnemar_"
 MCNEMAR_METRIC = "mcnemar_accuracy"
@@ -73,50 +61,6 @@ class ComparisonRow:
         }
 
 
-def compare_decision_runs(
-    records_a: Sequence[Record],
-    records_b: Sequence[Record],
-    *,
-    resamples: int = 10_000,
-    seed: int = 0,
-    cluster: str = "family",
-    spec: MetricSpec = SPEC,
-) -> list[ComparisonRow]:
-    """Compare two runs of the same decisions dataset, metric by metric and group by group.
-
-    Args:
-        records_a: Records of run A.
-        records_b: Records of run B.
-        resamples: Bootstrap replicates per group.
-        seed: Root seed; group g draws from `derive_rng(seed, "compare", cluster, g)`.
-        cluster: `"family"` or `"anchor"`: the unit the paired bootstrap resamples.
-        spec: The metrics; those marked `compared` are compared (the decisions `SPEC` by default).
-
-    Returns:
-        For each group (`all` first, then the others sorted): one row per compared metric of `spec`
-        with A, B, A - B and the paired bootstrap interval of the difference, then one
-        `mcnemar_accuracy` row with the discordant counts and the exact McNemar p-value.
-
-    Raises:
-        RunError: If the runs share no episode id, hold an episode twice, or disagree on an
-            episode's keys (they are not runs of the same dataset).
-        ConfigError: If `cluster` is unknown.
-    """
-    matched_a, matched_b = matched_scored(records_a, records_b)
-    compared = MetricSpec(spec.compared())
-    table_a, table_b = family_table(matched_a, compared), family_table(matched_b, compared)
-    rows: list[ComparisonRow] = []
-    for group in group_names(table_a):
-        num_a, den_a = table_a.cluster_sums(group, cluster)
-        num_b, den_b = table_b.cluster_sums(group, cluster)
-        rng = derive_rng(seed, "compare", cluster, group)
-        intervals = paired_cluster_bootstrap_diffs(num_a, den_a, num_b, den_b, resamples=resamples, rng=rng)
-        method = f"paired {cluster} bootstrap"
-        rows.extend(_diff_rows(group, (num_a, den_a), (num_b, den_b), intervals, method, table_a.metrics))
-        rows.append(mcnemar_row(group, matched_a, matched_b))
-    return rows
-
-
 def matched_scored(records_a: Sequence[Record], records_b: Sequence[Record]) -> tuple[list[Record], list[Record]]:
     """The records of both runs for the episodes present and scored in both, aligned by episode id.
 
@@ -138,66 +82,6 @@ def matched_scored(records_a: Sequence[Record], records_b: Sequence[Record]) -> 
             )
     both = [e for e in shared if by_id_a[e].status.scored and by_id_b[e].status.scored]
     return [by_id_a[e] for e in both], [by_id_b[e] for e in both]
-
-
-def mcnemar_row(group: str, matched_a: Sequence[Record], matched_b: Sequence[Record]) -> ComparisonRow:
-    """McNemar's exact test on accuracy over the aligned instances that belong to `group`."""
-    a_only = b_only = n = 0
-    for x, y in zip(matched_a, matched_b, strict=True):
-        if group not in group_labels(x):
-            continue
-        n += 1
-        a_only += x.correct is True and y.correct is not True
-        b_only += x.correct is not True and y.correct is True
-    return ComparisonRow(
-        metric=MCNEMAR_METRIC,
-        group=group,
-        a=None,
-        b=None,
-        diff=None,
-        ci_low=None,
-        ci_high=None,
-        n=n,
-        ci_method="exact McNemar",
-        mcnemar_b=a_only,
-        mcnemar_c=b_only,
-        p_value=mcnemar_exact(a_only, b_only),
-    )
-
-
-def _diff_rows(
-    group: str,
-    sums_a: tuple[IntArray, IntArray],
-    sums_b: tuple[IntArray, IntArray],
-    intervals: list[Interval],
-    ci_method: str,
-    metrics: Sequence[FamilyMetric],
-) -> list[ComparisonRow]:
-    rows = []
-    for j, metric in enumerate(metrics):
-        a = _ratio(sums_a, j)
-        b = _ratio(sums_b, j)
-        low, high = intervals[j]
-        rows.append(
-            ComparisonRow(
-                metric=metric.name,
-                group=group,
-                a=a,
-                b=b,
-                diff=a - b if a is not None and b is not None else None,
-                ci_low=low if math.isfinite(low) else None,
-                ci_high=high if math.isfinite(high) else None,
-                n=int(sums_a[1][:, j].sum()),
-                unit=metric.unit,
-                ci_method=ci_method,
-            )
-        )
-    return rows
-
-
-def _ratio(sums: tuple[IntArray, IntArray], column: int) -> float | None:
-    k, n = int(sums[0][:, column].sum()), int(sums[1][:, column].sum())
-    return k / n if n else None
 
 
 def _by_episode(records: Sequence[Record], run: str) -> dict[str, Record]:

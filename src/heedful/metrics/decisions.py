@@ -15,26 +15,25 @@ not depend on the order in which records arrive or rows are computed.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
-from heedful.errors import ConfigError, RunError
+from heedful.errors import RunError
+from heedful.metrics.compare import MCNEMAR_METRIC, ComparisonRow
+from heedful.metrics.engine import compare_rows, report_rows
 from heedful.metrics.groups import ALL, group_name, keyed
-from heedful.metrics.rows import MetricRow, status_rows
+from heedful.metrics.rows import MetricRow
+from heedful.metrics.scoring import GroupsOf, McNemar, Scoring, Units
 from heedful.metrics.spec import Metric, MetricSpec
-from heedful.metrics.stats import Interval, cluster_bootstrap_ratios, wilson_interval
 from heedful.records import Record, Status
-from heedful.seeding import derive_rng
 
 ROLES: tuple[str, ...] = ("base", "preserve", "change", "change_preserve")
 PRESERVING_PAIRS: tuple[tuple[str, str], ...] = (("base", "preserve"), ("change", "change_preserve"))
 CHANGING_PAIRS: tuple[tuple[str, str], ...] = (("base", "change"), ("preserve", "change_preserve"))
 GROUP_KEYS: tuple[str, ...] = ("category", "decision_type", "split", "anchor_kind")
-CLUSTER_KEYS: dict[str, str] = {"family": "family_id", "anchor": "anchor_id"}
 _REQUIRED_KEYS = ("family_id", "anchor_id", "role", *GROUP_KEYS)
 
 IntArray = NDArray[np.int64]
@@ -140,35 +139,77 @@ SPEC = MetricSpec(
 METRICS: tuple[str, ...] = SPEC.names
 
 
-@dataclass(frozen=True)
-class FamilyTable:
-    """Per-family success counts (`num`) and unit counts (`den`), one column per metric of `metrics`.
+def index_families(records: Sequence[Record]) -> dict[str, dict[str, Record]]:
+    """Map family id -> role -> record, validating the keys every decisions record must carry."""
+    families: dict[str, dict[str, Record]] = {}
+    for record in records:
+        _check_keys(record)
+        members = families.setdefault(record.keys["family_id"], {})
+        role = record.keys["role"]
+        if role in members:
+            raise RunError(
+                f"records {members[role].episode_id!r} and {record.episode_id!r} both claim role {role!r} "
+                f"of family {record.keys['family_id']!r}; a run must hold each episode once"
+            )
+        if members:
+            _check_same_family(next(iter(members.values())), record)
+        members[role] = record
+    return families
 
-    Families are sorted by id, so everything computed from the table is independent of record order.
+
+def group_labels(record: Record) -> list[str]:
+    """The groups a record (and its family) belongs to: `all` and one `key:value` per grouping key."""
+    return [ALL, *(group_name(keyed(key, record.keys[key])) for key in GROUP_KEYS)]
+
+
+def family_counts(family: Family, spec: MetricSpec = SPEC) -> tuple[list[int], list[int]]:
+    """Successes and units of every metric of `spec` (in its order) for one family."""
+    view = FamilyView.of(family)
+    counts = [metric.count(view) for metric in spec.of_kind(FamilyMetric)]
+    return [num for num, _ in counts], [den for _, den in counts]
+
+
+def family_units(records: Sequence[Record], spec: MetricSpec = SPEC, groups: GroupsOf = group_labels) -> Units:
+    """Index records by family and count each metric's successes and units per family: one unit per family, sorted
+    by id, clustered by family or by anchor.
+
+    Raises:
+        RunError: If a record lacks the decisions keys, has an unknown role, two records claim the
+            same role of a family, or the instances of a family disagree on their grouping keys.
     """
+    families = index_families(records)
+    ids = sorted(families)
+    metrics = spec.of_kind(FamilyMetric)
+    counts = [family_counts(families[family_id], spec) for family_id in ids]
+    shape = (len(ids), len(metrics))
+    firsts = [next(iter(families[family_id].values())) for family_id in ids]
+    return Units(
+        ids=tuple(ids),
+        clusters={"family": tuple(ids), "anchor": tuple(first.keys["anchor_id"] for first in firsts)},
+        groups=tuple(frozenset(groups(first)) for first in firsts),
+        records=tuple(tuple(families[family_id].values()) for family_id in ids),
+        num=np.array([c[0] for c in counts], dtype=np.int64).reshape(shape),
+        den=np.array([c[1] for c in counts], dtype=np.int64).reshape(shape),
+        metrics=metrics,
+        counts=True,
+    )
 
-    family_ids: tuple[str, ...]
-    anchor_ids: tuple[str, ...]
-    groups: tuple[frozenset[str], ...]
-    num: IntArray
-    den: IntArray
-    metrics: tuple[FamilyMetric, ...] = ()
 
-    def cluster_sums(self, group: str, cluster: str) -> tuple[IntArray, IntArray]:
-        """Per-cluster sums of the families in `group`, sorted by cluster id; shape (clusters, metrics).
+family_table = family_units
+"""The per-family counts (an older name)."""
 
-        Families without a single scored instance carry no information and are left out.
-        """
-        key = _check_cluster(cluster)
-        ids = np.asarray(self.family_ids if key == "family_id" else self.anchor_ids, dtype=object)
-        keep = np.array([group in labels for labels in self.groups], dtype=bool)
-        keep &= self.den.sum(axis=1) > 0
-        _, inverse = np.unique(ids[keep], return_inverse=True)
-        num = np.zeros((int(inverse.max(initial=-1)) + 1, self.num.shape[1]), dtype=np.int64)
-        den = np.zeros_like(num)
-        np.add.at(num, inverse, self.num[keep])
-        np.add.at(den, inverse, self.den[keep])
-        return num, den
+
+SCORING = Scoring(
+    spec=SPEC,
+    groups=group_labels,
+    units=family_units,
+    clusters=("family", "anchor"),
+    mcnemar=McNemar(
+        "accuracy", lambda record: record.correct is True, "instance", ci_method="exact McNemar", metric=MCNEMAR_METRIC
+    ),
+)
+"""How the decisions report and comparison are computed (heedful.metrics.engine): counts per family, a bootstrap
+over families (or anchors), McNemar on each instance's correctness."""
 
 
 def decision_metrics(
@@ -198,106 +239,39 @@ def decision_metrics(
         RunError: If a record lacks the decisions keys or two records claim the same family role.
         ConfigError: If `cluster` is unknown.
     """
-    _check_cluster(cluster)
-    table = family_table(records, spec)
-    rows = status_rows(records)
-    for group in group_names(table):
-        num, den = table.cluster_sums(group, cluster)
-        rng = derive_rng(seed, "bootstrap", cluster, group)
-        intervals = cluster_bootstrap_ratios(num, den, resamples=resamples, rng=rng)
-        rows.extend(_metric_rows(group, num, den, intervals, f"{cluster} bootstrap", table.metrics))
-    return rows
+    return report_rows(SCORING, records, resamples=resamples, seed=seed, cluster=cluster, spec=spec)
 
 
-def family_table(records: Sequence[Record], spec: MetricSpec = SPEC) -> FamilyTable:
-    """Index records by family and count each metric's successes and units per family.
+def compare_decision_runs(
+    records_a: Sequence[Record],
+    records_b: Sequence[Record],
+    *,
+    resamples: int = 10_000,
+    seed: int = 0,
+    cluster: str = "family",
+    spec: MetricSpec = SPEC,
+) -> list[ComparisonRow]:
+    """Compare two runs of the same decisions dataset, metric by metric and group by group.
+
+    Args:
+        records_a: Records of run A.
+        records_b: Records of run B.
+        resamples: Bootstrap replicates per group.
+        seed: Root seed; group g draws from `derive_rng(seed, "compare", cluster, g)`.
+        cluster: `"family"` or `"anchor"`: the unit the paired bootstrap resamples.
+        spec: The metrics; those marked `compared` are compared (the decisions `SPEC` by default).
+
+    Returns:
+        For each group (`all` first, then the others sorted): one row per compared metric of `spec`
+        with A, B, A - B and the paired bootstrap interval of the difference, then one
+        `mcnemar_accuracy` row with the discordant counts and the exact McNemar p-value.
 
     Raises:
-        RunError: If a record lacks the decisions keys, has an unknown role, two records claim the
-            same role of a family, or the instances of a family disagree on their grouping keys.
+        RunError: If the runs share no episode id, hold an episode twice, or disagree on an
+            episode's keys (they are not runs of the same dataset).
+        ConfigError: If `cluster` is unknown.
     """
-    families = index_families(records)
-    ids = sorted(families)
-    metrics = spec.of_kind(FamilyMetric)
-    counts = [family_counts(families[family_id], spec) for family_id in ids]
-    shape = (len(ids), len(metrics))
-    num = np.array([c[0] for c in counts], dtype=np.int64).reshape(shape)
-    den = np.array([c[1] for c in counts], dtype=np.int64).reshape(shape)
-    firsts = [next(iter(families[family_id].values())) for family_id in ids]
-    return FamilyTable(
-        family_ids=tuple(ids),
-        anchor_ids=tuple(first.keys["anchor_id"] for first in firsts),
-        groups=tuple(frozenset(group_labels(first)) for first in firsts),
-        num=num,
-        den=den,
-        metrics=metrics,
-    )
-
-
-def index_families(records: Sequence[Record]) -> dict[str, dict[str, Record]]:
-    """Map family id -> role -> record, validating the keys every decisions record must carry."""
-    families: dict[str, dict[str, Record]] = {}
-    for record in records:
-        _check_keys(record)
-        members = families.setdefault(record.keys["family_id"], {})
-        role = record.keys["role"]
-        if role in members:
-            raise RunError(
-                f"records {members[role].episode_id!r} and {record.episode_id!r} both claim role {role!r} "
-                f"of family {record.keys['family_id']!r}; a run must hold each episode once"
-            )
-        if members:
-            _check_same_family(next(iter(members.values())), record)
-        members[role] = record
-    return families
-
-
-def group_labels(record: Record) -> list[str]:
-    """The groups a record (and its family) belongs to: `all` and one `key:value` per grouping key."""
-    return [ALL, *(group_name(keyed(key, record.keys[key])) for key in GROUP_KEYS)]
-
-
-def group_names(table: FamilyTable) -> list[str]:
-    """`all` first, then every other group present, sorted."""
-    present = set().union(*table.groups) if table.groups else set()
-    return [ALL, *sorted(present - {ALL})]
-
-
-def family_counts(family: Family, spec: MetricSpec = SPEC) -> tuple[list[int], list[int]]:
-    """Successes and units of every metric of `spec` (in its order) for one family."""
-    view = FamilyView.of(family)
-    counts = [metric.count(view) for metric in spec.of_kind(FamilyMetric)]
-    return [num for num, _ in counts], [den for _, den in counts]
-
-
-def _metric_rows(
-    group: str,
-    num: IntArray,
-    den: IntArray,
-    intervals: list[Interval],
-    ci_method: str,
-    metrics: Sequence[FamilyMetric],
-) -> list[MetricRow]:
-    rows = []
-    for j, metric in enumerate(metrics):
-        k, n = int(num[:, j].sum()), int(den[:, j].sum())
-        wilson = wilson_interval(k, n)
-        rows.append(
-            MetricRow(
-                metric=metric.name,
-                group=group,
-                value=k / n if n else None,
-                ci_low=_finite(intervals[j][0]),
-                ci_high=_finite(intervals[j][1]),
-                n=n,
-                k=k,
-                wilson_low=_finite(wilson[0]),
-                wilson_high=_finite(wilson[1]),
-                unit=metric.unit,
-                ci_method=ci_method,
-            )
-        )
-    return rows
+    return compare_rows(SCORING, records_a, records_b, resamples=resamples, seed=seed, cluster=cluster, spec=spec)
 
 
 def _scored_pairs(family: Family, pairs: tuple[tuple[str, str], ...]) -> list[tuple[Record, Record]]:
@@ -319,16 +293,6 @@ def _parsed(record: Record) -> bool:
 
 def _same(x: Record, y: Record) -> bool:
     return bool(x.prediction == y.prediction)
-
-
-def _finite(value: float) -> float | None:
-    return value if math.isfinite(value) else None
-
-
-def _check_cluster(cluster: str) -> str:
-    if cluster not in CLUSTER_KEYS:
-        raise ConfigError(f"unknown bootstrap cluster {cluster!r}; choose one of {sorted(CLUSTER_KEYS)}")
-    return CLUSTER_KEYS[cluster]
 
 
 def _check_keys(record: Record) -> None:

@@ -16,18 +16,15 @@ share the resample weights), plus Wilson intervals for the success rate.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 
-import numpy as np
-
-from heedful.errors import RunError
+from heedful.metrics.compare import ComparisonRow
+from heedful.metrics.engine import compare_rows, report_rows
 from heedful.metrics.groups import ALL, group_name
-from heedful.metrics.rows import MetricRow, status_rows
+from heedful.metrics.rows import MetricRow
+from heedful.metrics.scoring import McNemar, PerRecord, Scoring
 from heedful.metrics.spec import MetricSpec, RecordMetric
-from heedful.metrics.stats import cluster_bootstrap_ratios, wilson_interval
 from heedful.records import Record, Status
-from heedful.seeding import derive_rng
 
 MAX_STEPS = 600
 SPLIT_ORDER = ("val_seen", "val_unseen", "test_seen", "test_unseen")
@@ -54,6 +51,7 @@ SPEC = MetricSpec(
             description="success rate (SR): share of episodes whose goal the agent met within the step limit",
             unit="episode",
             value=_scored(SUCCESS),
+            binary=True,
         ),
         RecordMetric(
             name="spl",
@@ -105,100 +103,40 @@ def group_order(names: set[str]) -> list[str]:
     return [g for g in order if g in names] + sorted(names - set(order))
 
 
+def _succeeded(record: Record) -> bool:
+    return _scored(SUCCESS)(record) == 1.0
+
+
+SCORING = Scoring(
+    spec=SPEC,
+    groups=lambda record: groups_of(record),
+    units=PerRecord("episode"),
+    clusters=("episode",),
+    order=lambda names: group_order(names),
+    report_stream=("bootstrap", "household"),
+    compare_stream=("household-compare",),
+    mcnemar=McNemar(SUCCESS, _succeeded, unit="episode"),
+    keys=_REQUIRED,
+    suite="household",
+)
+"""How the household report and comparison are computed (heedful.metrics.engine): a bootstrap over episodes."""
+
+
 def household_metrics(
     records: Sequence[Record], *, resamples: int = 10_000, seed: int = 0, spec: MetricSpec = SPEC
 ) -> list[MetricRow]:
     """Status rows, then the metrics of `spec` (with intervals) for every group present in `records`."""
-    for record in records:
-        missing = [key for key in _REQUIRED if key not in record.keys]
-        if missing:
-            raise RunError(f"record {record.episode_id!r} lacks the household keys {missing}; use a household run")
-    scored = sorted((r for r in records if r.status.scored), key=lambda r: r.episode_id)
-    members: dict[str, list[Record]] = {}
-    for record in scored:
-        for group in groups_of(record):
-            members.setdefault(group, []).append(record)
-    rows = status_rows(records)
-    metrics = spec.of_kind(RecordMetric)
-    for group in group_order(set(members)):
-        rows.extend(_group_rows(group, members[group], resamples, seed, metrics))
-    return rows
+    return report_rows(SCORING, records, resamples=resamples, seed=seed, spec=spec)
 
 
-def values_table(records: Sequence[Record], metrics: Sequence[RecordMetric]) -> np.ndarray:
-    """One row per record, one column per metric."""
-    return np.array([[metric.value(r) for metric in metrics] for r in records], dtype=float).reshape(
-        len(records), len(metrics)
-    )
-
-
-def _group_rows(
-    group: str, records: Sequence[Record], resamples: int, seed: int, metrics: Sequence[RecordMetric]
-) -> list[MetricRow]:
-    num = values_table(records, metrics)
-    n = len(records)
-    intervals = cluster_bootstrap_ratios(
-        num, np.ones_like(num), resamples=resamples, rng=derive_rng(seed, "bootstrap", "household", group)
-    )
-    rows = []
-    for j, metric in enumerate(metrics):
-        counted: dict[str, object] = {"value": float(num[:, j].mean())}
-        if metric.name == SUCCESS:
-            k = round(float(num[:, j].sum()))
-            wilson = wilson_interval(k, n)
-            counted = {"value": k / n, "k": k, "wilson_low": _finite(wilson[0]), "wilson_high": _finite(wilson[1])}
-        rows.append(
-            MetricRow(
-                metric=metric.name,
-                group=group,
-                ci_low=_finite(intervals[j][0]),
-                ci_high=_finite(intervals[j][1]),
-                n=n,
-                unit=metric.unit,
-                ci_method=CI_METHOD,
-                **counted,  # type: ignore[arg-type]
-            )
-        )
-    return rows
-
-
-def _finite(value: float) -> float | None:
-    return value if math.isfinite(value) else None
-
-
-def paper_tables(rows: Sequence[MetricRow]) -> str:
-    """The paper's layouts: Table 6 / D.4 (SPL and SR by split x type) and Table 9 (clear vs ambiguous).
-
-    Values in %, point estimates; a cell without episodes prints `-`.
-    """
-    table = {(row.group, row.metric): row.value for row in rows}
-
-    def cell(group: str, metric: str) -> str:
-        value = table.get((group, metric))
-        return "-" if value is None else f"{100 * value:.1f}"
-
-    split_names = {
-        "val_seen": "Val Seen",
-        "val_unseen": "Val Unseen",
-        "test_seen": "Test Seen",
-        "test_unseen": "Test Unseen",
-    }
-    width = 3 * 6 + 2
-    head1 = " " * 7 + " | ".join(f"{split_names[s]:^{width}}" for s in SPLIT_ORDER)
-    head2 = " " * 7 + " | ".join(" ".join(f"{TYPE_LABELS[t]:>6}" for t in TYPE_ORDER) for _ in SPLIT_ORDER)
-    lines = ["Table 6 / D.4 layout (SPL and SR, %)", head1, head2]
-    for metric, label in (("spl", "SPL"), ("success", "SR")):
-        blocks = [
-            " ".join(f"{cell(group_name(s, TYPE_LABELS[t]), metric):>6}" for t in TYPE_ORDER) for s in SPLIT_ORDER
-        ]
-        lines.append(f"{label:<6} " + " | ".join(blocks))
-    for phase, title in (("val", "Val seen & unseen"), ("test", "Test seen & unseen")):
-        lines += ["", f"Table 9 layout ({title}, %)", "        S_obj Clear  S_obj Amb.  S_hum Clear  S_hum Amb."]
-        for metric, label in (("spl", "SPL"), ("success", "SR")):
-            values = [
-                cell(group_name(phase, TYPE_LABELS[t], c), metric)
-                for t in ("s_obj", "s_hum")
-                for c in ("clear", "ambiguous")
-            ]
-            lines.append(f"{label:<6}  " + "  ".join(f"{v:>11}" for v in values))
-    return "\n".join(lines)
+def compare_household_runs(
+    records_a: Sequence[Record],
+    records_b: Sequence[Record],
+    *,
+    resamples: int = 10_000,
+    seed: int = 0,
+    spec: MetricSpec = SPEC,
+) -> list[ComparisonRow]:
+    """Paired comparison of two runs on the same episodes, per group: each compared metric of `spec` for A and B,
+    their difference with a paired bootstrap interval over episodes, and McNemar on success (when compared)."""
+    return compare_rows(SCORING, records_a, records_b, resamples=resamples, seed=seed, spec=spec)

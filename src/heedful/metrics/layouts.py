@@ -3,7 +3,8 @@
 A layout names groups and metrics only: every number it shows is a `MetricRow` of the report (value, interval,
 chance, n), looked up by (group, metric), never recomputed. `heedful report --format markdown|latex` renders the
 tables (heedful.report.formats, heedful.report.latex) and `heedful plot` draws the figure (heedful.report.plot).
-A line or a bar whose group the run does not hold is left out.
+A line or a bar whose group the run does not hold is left out. A table is declared once: Markdown and LaTeX print it
+one line per group with intervals, the terminal (its `pivot`) as a grid of point values (heedful.metrics.tables).
 """
 
 from __future__ import annotations
@@ -28,26 +29,82 @@ class Column:
 
 
 @dataclass(frozen=True)
+class MeanOf:
+    """A line that is the unweighted mean of other groups' values (tabletop's mean over scenes, the paper's headline):
+    a value without an interval, from the groups the run holds."""
+
+    groups: tuple[str, ...]
+
+    def row(self, metric: str, by_group: dict[str, dict[str, MetricRow]], prefix: str = "") -> MetricRow | None:
+        """The mean of the values of `metric` in the (prefixed) groups present; None where none is."""
+        found = [
+            row
+            for g in self.groups
+            if (row := by_group.get(prefix + g, {}).get(metric)) is not None and row.value is not None
+        ]
+        if not found:
+            return None
+        value = sum(row.value for row in found if row.value is not None) / len(found)
+        return MetricRow(
+            metric, f"mean of {len(found)} groups", value, None, None, len(found), ci_method="none", unit="group"
+        )
+
+
+@dataclass(frozen=True)
+class Pivot:
+    """How the terminal shows a paper table: point values in %, one block of columns per value of the first label
+    column (in line order), one column per line of the block (headed by its other labels), one line per shown column
+    of the table."""
+
+    title: str
+    label_width: int = 7
+    bands: tuple[int, ...] = ()
+    """How many blocks each band of lines holds (to fit a terminal); empty: every block in one band."""
+    reference: str = ""
+    """A group prefix whose rows are a reference level (tabletop: "chance "): where the run has such rows, each
+    line is repeated under the measured ones from the prefixed groups, labelled `reference_label` + its label."""
+    reference_label: str = ""
+
+
+@dataclass(frozen=True)
 class PaperTable:
     """A table in a paper's layout: one line per group, label columns first, then one column per `Column`."""
 
     title: str
     label_columns: tuple[str, ...]
     columns: tuple[Column, ...]
-    lines: tuple[tuple[tuple[str, ...], str], ...]
-    """(labels, one per label column; the group whose rows fill the line)."""
+    lines: tuple[tuple[tuple[str, ...], str | MeanOf], ...]
+    """(labels, one per label column; the group whose rows fill the line, or the groups it averages)."""
+    pivot: Pivot | None = None
+    """The terminal's view of this table; None: the terminal prints it line by line (heedful.metrics.tables)."""
 
     def present(self, rows: Sequence[MetricRow]) -> list[tuple[tuple[str, ...], dict[str, MetricRow]]]:
         """The lines whose group the rows hold, each with its rows by metric."""
-        by_group: dict[str, dict[str, MetricRow]] = {}
-        for row in rows:
-            by_group.setdefault(row.group, {})[row.metric] = row
+        by_group = rows_by_group(rows)
         wanted = {column.metric for column in self.columns}
-        return [
-            (labels, by_group[group])
-            for labels, group in self.lines
-            if group in by_group and wanted & set(by_group[group])
-        ]
+        out = []
+        for labels, source in self.lines:
+            found = line_rows(source, by_group, wanted)
+            if wanted & set(found):
+                out.append((labels, found))
+        return out
+
+
+def rows_by_group(rows: Sequence[MetricRow]) -> dict[str, dict[str, MetricRow]]:
+    by_group: dict[str, dict[str, MetricRow]] = {}
+    for row in rows:
+        by_group.setdefault(row.group, {})[row.metric] = row
+    return by_group
+
+
+def line_rows(
+    source: str | MeanOf, by_group: dict[str, dict[str, MetricRow]], metrics: set[str], prefix: str = ""
+) -> dict[str, MetricRow]:
+    """The rows by metric of one line: its group's (with `prefix`), or the means a `MeanOf` line declares."""
+    if isinstance(source, str):
+        return by_group.get(prefix + source, {})
+    means = {metric: source.row(metric, by_group, prefix) for metric in sorted(metrics)}
+    return {metric: row for metric, row in means.items() if row is not None}
 
 
 @dataclass(frozen=True)

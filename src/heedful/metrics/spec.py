@@ -39,6 +39,8 @@ class RecordMetric(Metric):
 
     value: Callable[[Record], float]
     """The metric's value for one scored record."""
+    binary: bool = False
+    """The value is 0 or 1: its rows get a Wilson interval over records (heedful.metrics.engine)."""
 
 
 M = TypeVar("M", bound=Metric)

@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
-from heedful.metrics.layouts import Column
-from heedful.metrics.render import MISSING, count_text, interval_text
+from heedful.metrics.render import MISSING, interval_text
 from heedful.metrics.rows import STATUS_GROUP, MetricRow
+from heedful.metrics.tables import counts, number
 from heedful.metrics.usage import USAGE_GROUP
 
 
@@ -22,32 +21,9 @@ def ci_methods(rows: Sequence[MetricRow]) -> list[str]:
     return sorted({row.ci_method for row in rows if row.ci_low is not None and row.ci_high is not None})
 
 
-def number(value: float | None) -> str:
-    """A proportion in %, one decimal, without the sign; `-` where missing."""
-    return MISSING if value is None or not math.isfinite(value) else f"{100 * value:.1f}"
-
-
-def counts(row: MetricRow) -> str:
-    """`k/n unit`, or `n unit` for a mean (as the terminal table)."""
-    return count_text(row.k, row.n, row.unit)
-
-
 def interval(row: MetricRow) -> str:
     """The bootstrap interval in %, with `*` where it collapsed to one point."""
     return interval_text(row.ci_low, row.ci_high) + ("*" if row.collapsed else "")
-
-
-def cell_parts(column: Column, row: MetricRow | None) -> tuple[str, str]:
-    """(number, interval) of a paper-table cell; the interval is empty unless the column shows an estimate."""
-    if row is None:
-        return MISSING, ""
-    if column.show == "n":
-        return str(row.n), ""
-    if column.show == "chance":
-        return number(row.chance), ""
-    if column.show == "value" or row.ci_low is None or row.ci_high is None:
-        return number(row.value), ""
-    return number(row.value), interval(row)
 
 
 def full_columns(rows: Sequence[MetricRow]) -> list[str]:

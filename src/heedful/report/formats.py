@@ -18,9 +18,10 @@ from heedful.errors import ConfigError
 from heedful.metrics.layouts import PaperTable
 from heedful.metrics.render import COLLAPSED_NOTE, status_line
 from heedful.metrics.rows import STATUS_GROUP, MetricRow
+from heedful.metrics.tables import table_lines
 from heedful.metrics.usage import USAGE_GROUP, format_usage
 from heedful.report import REPORT_FORMATS
-from heedful.report.cells import cell_parts, full_cells, full_columns, interval_note, metric_rows
+from heedful.report.cells import full_cells, full_columns, interval_note, metric_rows
 
 if TYPE_CHECKING:
     from heedful.suites.base import Suite
@@ -132,11 +133,8 @@ def to_markdown(rows: Sequence[MetricRow], title: str, tables: Sequence[PaperTab
         if not present:
             continue
         lines += ["", f"*{_md(table.title, cell=False)}*", ""]
-        header = [*table.label_columns, *(column.label for column in table.columns)]
-        body = []
-        for labels, by_metric in present:
-            parts = [cell_parts(column, by_metric.get(column.metric)) for column in table.columns]
-            body.append([*labels, *(f"{value} {ci}".rstrip() for value, ci in parts)])
+        header, found = table_lines(table, measured)
+        body = [[*labels, *(f"{value} {ci}".rstrip() for value, ci in parts)] for labels, parts in found]
         lines += _md_table(header, body, len(table.label_columns))
     if measured:
         header = full_columns(measured)

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from heedful.metrics.layouts import PaperTable
 from heedful.metrics.render import status_line
 from heedful.metrics.rows import STATUS_GROUP, MetricRow
+from heedful.metrics.tables import table_lines
 from heedful.report.cells import (
-    cell_parts,
     ci_methods,
     full_cells,
     full_columns,
@@ -66,11 +66,11 @@ def to_latex(rows: Sequence[MetricRow], caption: str, tables: Sequence[PaperTabl
         if not present:
             continue
         used = [row for _, by_metric in present for row in by_metric.values()]
-        header = [*table.label_columns, *(column.label for column in table.columns)]
-        body = []
-        for labels, by_metric in present:
-            parts = [cell_parts(column, by_metric.get(column.metric)) for column in table.columns]
-            body.append([*(escape(label) for label in labels), *(_estimate(value, ci) for value, ci in parts)])
+        header, found = table_lines(table, measured)
+        body = [
+            [*(escape(label) for label in labels), *(_estimate(value, ci) for value, ci in parts)]
+            for labels, parts in found
+        ]
         text = f"{table.title}. {about} {_method_note(used)}"
         out += _float(text, f"{label}-{i}", header, _blank_repeats(body, len(table.label_columns)), table, used)
     if measured:

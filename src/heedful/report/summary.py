@@ -10,13 +10,13 @@ groups that cross two groupings (`S1 / L0`) and every interval of every group pr
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from heedful.metrics.reference import reference
 from heedful.metrics.render import COLLAPSED_NOTE, MISSING, render_metric_table
 from heedful.metrics.rows import STATUS_GROUP, MetricRow
-from heedful.report.cells import cell_parts
+from heedful.metrics.tables import aligned, table_text
 
 if TYPE_CHECKING:
     from heedful.suites.base import Suite
@@ -61,40 +61,15 @@ def _reference_group(group: str) -> bool:
 
 
 def _headline(suite: Suite, rows: Sequence[MetricRow]) -> str:
-    headline = HEADLINES.get(str(getattr(suite, "name", "")))
-    if headline is not None:
-        return headline(rows)
-    return _first_paper_table(suite, rows)
+    """Household leads with SR and SPL side by side; the others with their first paper table the rows fill (tabletop:
+    Table 1's pivot)."""
+    if str(getattr(suite, "name", "")) == "household":
+        from heedful.suites.household.report_tables import summary_table
 
-
-def _tabletop(rows: Sequence[MetricRow]) -> str:
-    from heedful.metrics.tabletop import table1
-
-    return table1(rows)
-
-
-def _household(rows: Sequence[MetricRow]) -> str:
-    from heedful.suites.household.report_tables import summary_table
-
-    return summary_table(rows)
-
-
-HEADLINES: dict[str, Callable[[Sequence[MetricRow]], str]] = {"tabletop": _tabletop, "household": _household}
-"""Suites whose headline is a layout of their own; the others lead with their first paper table."""
-
-
-def _first_paper_table(suite: Suite, rows: Sequence[MetricRow]) -> str:
-
+        return summary_table(rows)
     for table in tuple(getattr(suite, "paper_tables", ())):
-        present = table.present(rows)
-        if not present:
-            continue
-        header = [*table.label_columns, *(column.label for column in table.columns)]
-        body = []
-        for labels, by_metric in present:
-            parts = [cell_parts(column, by_metric.get(column.metric)) for column in table.columns]
-            body.append([*labels, *(f"{value} {ci}".rstrip() for value, ci in parts)])
-        return f"{table.title}\n{_aligned([header, *body], len(table.label_columns))}"
+        if table.present(rows):
+            return table_text(table, rows)
     return ""
 
 
@@ -107,21 +82,10 @@ def _group_lines(measured: Sequence[MetricRow], metrics: Sequence[str]) -> str:
     if not by_group or not metrics:
         return ""
     body = [[group, *(_value(found.get(metric)) for metric in metrics)] for group, found in by_group.items()]
-    return f"per group (values in %)\n{_aligned([['group', *metrics], *body], 1)}"
+    return f"per group (values in %)\n{aligned([['group', *metrics], *body], 1)}"
 
 
 def _value(row: MetricRow | None) -> str:
     if row is None or row.value is None or not math.isfinite(row.value):
         return MISSING
     return f"{100 * row.value:.1f}"
-
-
-def _aligned(table: Sequence[Sequence[str]], left: int) -> str:
-    widths = [max(len(line[i]) for line in table) for i in range(len(table[0]))]
-    lines = []
-    for line in table:
-        cells = [
-            cell.ljust(w) if i < left else cell.rjust(w) for i, (cell, w) in enumerate(zip(line, widths, strict=True))
-        ]
-        lines.append("  " + "   ".join(cells).rstrip())
-    return "\n".join(lines)

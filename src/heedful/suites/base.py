@@ -22,6 +22,7 @@ from heedful.suites.options import RunOptions, validate
 
 if TYPE_CHECKING:
     from heedful.metrics.compare import ComparisonRow
+    from heedful.metrics.scoring import Scoring
 
 
 class Episode(Protocol):
@@ -58,18 +59,26 @@ class RolloutContext:
 class Suite(Protocol):
     """A benchmark protocol."""
 
-    name: str
-    """Registry name, e.g. "decisions"."""
+    @property
+    def name(self) -> str:
+        """Registry name, e.g. "decisions"."""
+        ...
 
-    version: str
-    """Versioned dataset id, e.g. "decisions-v1"."""
+    @property
+    def version(self) -> str:
+        """Versioned dataset id, e.g. "decisions-v1"."""
+        ...
 
-    report_clusters: tuple[str, ...]
-    """The units a report's bootstrap may resample (`heedful report --cluster`), the default first."""
+    @property
+    def report_clusters(self) -> tuple[str, ...]:
+        """The units a report's bootstrap may resample (`heedful report --cluster`), the default first."""
+        ...
 
-    run_order: Literal["shuffled", "dataset"]
-    """The order a run rolls episodes out in: "shuffled" (seeded by the run seed, the default: an agent cannot tell
-    from the order which episodes belong together) or "dataset" (for a suite whose episodes are independent)."""
+    @property
+    def run_order(self) -> Literal["shuffled", "dataset"]:
+        """The order a run rolls episodes out in: "shuffled" (seeded by the run seed, the default: an agent cannot tell
+        from the order which episodes belong together) or "dataset" (for a suite whose episodes are independent)."""
+        ...
 
     def generate(
         self, seed: int, config: dict[str, Any] | None = None, progress: Callable[[int, int], Any] | None = None
@@ -101,18 +110,26 @@ class Suite(Protocol):
         """Content hash of the episodes, stored in run manifests."""
         ...
 
-    run_options: type[RunOptions]
-    """The suite's run options as a pydantic model: `heedful run SUITE` turns its fields into flags."""
+    @property
+    def run_options(self) -> type[RunOptions]:
+        """The suite's run options as a pydantic model: `heedful run SUITE` turns its fields into flags."""
+        ...
 
-    splits: tuple[str, ...]
-    """The values of `--split`, "all" first; other splits select episodes by their `split` field (household:
-    "val" selects val_seen and val_unseen)."""
+    @property
+    def splits(self) -> tuple[str, ...]:
+        """The values of `--split`, "all" first; other splits select episodes by their `split` field (household:
+        "val" selects val_seen and val_unseen)."""
+        ...
 
-    agent_kinds: tuple[str, ...]
-    """The kinds of agent the rollout runs: "decision" (`decide`), "planner" (`act`), "controller" (`predict`)."""
+    @property
+    def agent_kinds(self) -> tuple[str, ...]:
+        """The kinds of agent the rollout runs: "decision" (`decide`), "planner" (`act`), "controller" (`predict`)."""
+        ...
 
-    check_config: dict[str, Any]
-    """A generation config that makes a small dataset in seconds, for `heedful check` (empty: the default)."""
+    @property
+    def check_config(self) -> dict[str, Any]:
+        """A generation config that makes a small dataset in seconds, for `heedful check` (empty: the default)."""
+        ...
 
     def check_options(self, options: dict[str, Any]) -> None:
         """Raise ConfigError for a run option the suite does not know or a value it cannot take."""
@@ -186,14 +203,20 @@ class Suite(Protocol):
         """The run's episodes cut into sampling units, each with its stratum, for `--limit` (heedful.sampling)."""
         ...
 
-    sample_strata: str
-    """How `sample_units` stratifies, for report titles (e.g. "category x split, whole families")."""
+    @property
+    def sample_strata(self) -> str:
+        """How `sample_units` stratifies, for report titles (e.g. "category x split, whole families")."""
+        ...
 
-    glossary: tuple[tuple[str, str], ...]
-    """(term, meaning) of the suite's own report terms, for `heedful report --explain` (heedful.report.glossary)."""
+    @property
+    def glossary(self) -> tuple[tuple[str, str], ...]:
+        """(term, meaning) of the suite's own report terms, for `heedful report --explain` (heedful.report.glossary)."""
+        ...
 
-    task_columns: tuple[str, ...]
-    """The grouping keys (`episode.keys()`) that `heedful list tasks SUITE` prints beside each id."""
+    @property
+    def task_columns(self) -> tuple[str, ...]:
+        """The grouping keys (`episode.keys()`) that `heedful list tasks SUITE` prints beside each id."""
+        ...
 
     @property
     def paper_tables(self) -> tuple[PaperTable, ...]:
@@ -218,8 +241,10 @@ class Suite(Protocol):
         """(label, text) lines of a record's suite-specific outcome (tabletop: per-stage scores), for `heedful show`."""
         ...
 
-    has_images: bool
-    """Whether `attach_images` renders anything (`heedful generate --images`)."""
+    @property
+    def has_images(self) -> bool:
+        """Whether `attach_images` renders anything (`heedful generate --images`)."""
+        ...
 
     def attach_images(
         self, episodes: Sequence[Any], out: Path, *, size: int, progress: Callable[[int, int], Any] | None
@@ -240,8 +265,42 @@ class SuiteBase:
     run_order: Literal["shuffled", "dataset"] = "shuffled"
 
     @property
+    def scoring(self) -> Scoring | None:
+        """What `report` and `compare` compute (heedful.metrics.scoring): a suite that declares it writes neither."""
+        return None
+
+    @property
     def metric_spec(self) -> MetricSpec:
-        return MetricSpec()
+        return self.scoring.spec if self.scoring is not None else MetricSpec()
+
+    def report(self, records: Sequence[Record], options: dict[str, Any]) -> list[MetricRow]:
+        """The rows of the declared scoring (heedful.metrics.engine)."""
+        from heedful.metrics.engine import report_rows
+
+        cluster = options.get("cluster")
+        return report_rows(
+            self._scoring(),
+            records,
+            resamples=int(options.get("resamples", 10_000)),
+            seed=int(options.get("seed", 0)),
+            cluster=None if cluster is None else str(cluster),
+        )
+
+    def compare(
+        self, records_a: Sequence[Record], records_b: Sequence[Record], *, resamples: int, seed: int
+    ) -> list[ComparisonRow]:
+        """The paired comparison of the declared scoring (heedful.metrics.engine)."""
+        from heedful.metrics.engine import compare_rows
+
+        return compare_rows(self._scoring(), records_a, records_b, resamples=resamples, seed=seed)
+
+    def _scoring(self) -> Scoring:
+        if self.scoring is None:
+            raise ConfigError(
+                f"suite {self.name} declares no scoring: declare `scoring` (heedful.metrics.scoring.Scoring) "
+                "or write its report and compare"
+            )
+        return self.scoring
 
     def check_options(self, options: dict[str, Any]) -> None:
         validate(self.name, self.run_options, options)

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 from heedful.language.arms import arm_of
 from heedful.metrics.layouts import FigureLayout, PaperTable
 from heedful.metrics.rows import MetricRow
-from heedful.metrics.spec import MetricSpec
 from heedful.records import PROMPT, Record, Status
 from heedful.replies import as_reply
 from heedful.sampling import Unit
@@ -21,7 +20,7 @@ from heedful.suites.decisions.observation import build_observation
 from heedful.suites.decisions.options import DecisionsRunOptions
 
 if TYPE_CHECKING:
-    from heedful.metrics.compare import ComparisonRow
+    from heedful.metrics.scoring import Scoring
 
 
 class DecisionsSuite(SuiteBase):
@@ -230,10 +229,10 @@ class DecisionsSuite(SuiteBase):
         return [(strata[family], positions) for family, positions in families.items()]
 
     @property
-    def metric_spec(self) -> MetricSpec:
-        from heedful.metrics.decisions import SPEC
+    def scoring(self) -> Scoring:
+        from heedful.metrics.decisions import SCORING
 
-        return SPEC
+        return SCORING
 
     @property
     def paper_tables(self) -> tuple[PaperTable, ...]:
@@ -247,25 +246,11 @@ class DecisionsSuite(SuiteBase):
 
         return FIGURE
 
-    def compare(
-        self, records_a: Sequence[Record], records_b: Sequence[Record], *, resamples: int, seed: int
-    ) -> list[ComparisonRow]:
-        from heedful.metrics.compare import compare_decision_runs
-
-        return list(compare_decision_runs(records_a, records_b, resamples=resamples, seed=seed))
-
     def report(self, records: Sequence[Record], options: dict[str, Any]) -> list[MetricRow]:
         from heedful.metrics.chance import with_chance
-        from heedful.metrics.decisions import decision_metrics
         from heedful.metrics.decisions_chance import decisions_chance
 
-        rows = decision_metrics(
-            records,
-            resamples=int(options.get("resamples", 10_000)),
-            seed=int(options.get("seed", 0)),
-            cluster=str(options.get("cluster", "family")),
-        )
-        return with_chance(rows, decisions_chance(records))
+        return with_chance(super().report(records, options), decisions_chance(records))
 
     def render_report(self, rows: Sequence[MetricRow], title: str) -> str:
         """The metric table with a chance column: the exact score of a uniformly random valid answer."""

@@ -1,10 +1,10 @@
-"""The household suite's paper tables (SR and SPL per task type and clarity; Table 6) and figure."""
+"""The household suite's paper tables (SR and SPL per task type and clarity; Table 6; Table 9) and figure."""
 
 from __future__ import annotations
 
 from heedful.metrics.groups import ALL, group_name
 from heedful.metrics.household import SPLIT_ORDER, TYPE_LABELS, TYPE_ORDER
-from heedful.metrics.layouts import Column, FigureLayout, Panel, PaperTable
+from heedful.metrics.layouts import Column, FigureLayout, Panel, PaperTable, Pivot
 
 SPLIT_LABELS = {
     "val_seen": "Val Seen",
@@ -42,6 +42,19 @@ PAPER_TABLES = (
         label_columns=("split", "task type"),
         columns=(Column("n", "success", "n"), Column("SPL", "spl"), Column("SR", "success")),
         lines=tuple(((SPLIT_LABELS[s], t), group_name(s, t)) for s in SPLIT_ORDER for t in _TYPES),
+        pivot=Pivot("Table 6 / D.4 layout (SPL and SR, %)"),
+    ),
+    PaperTable(
+        title="Table 9 layout: SPL and SR on clear vs ambiguous S_obj / S_hum (%, 95% CI)",
+        label_columns=("splits", "task type", "clarity"),
+        columns=(Column("n", "success", "n"), Column("SPL", "spl"), Column("SR", "success")),
+        lines=tuple(
+            ((phase_label, TYPE_LABELS[t], clarity_label), group_name(phase, TYPE_LABELS[t], clarity))
+            for phase, phase_label in (("val", "Val seen & unseen"), ("test", "Test seen & unseen"))
+            for t in ("s_obj", "s_hum")
+            for clarity, clarity_label in (("clear", "Clear"), ("ambiguous", "Amb."))
+        ),
+        pivot=Pivot("Table 9 layout (SPL and SR, %)", bands=(1, 1)),
     ),
 )
 FIGURE = FigureLayout(

@@ -25,6 +25,7 @@ from heedful.suites.household.rollout import MAX_CALLS, EpisodeRun, run_episode
 
 if TYPE_CHECKING:
     from heedful.metrics.compare import ComparisonRow
+    from heedful.metrics.scoring import Scoring
 
 CHANCE_NOTE = (
     "words-only: the success of one uniform guess among the rooms the words fit, all else perfect (PnP and clear "
@@ -262,27 +263,27 @@ class HouseholdSuite(SuiteBase):
 
         return FIGURE
 
-    def compare(
-        self, records_a: Sequence[Record], records_b: Sequence[Record], *, resamples: int, seed: int
-    ) -> list[ComparisonRow]:
-        from heedful.metrics.household_compare import compare_household_runs
+    @property
+    def scoring(self) -> Scoring:
+        from heedful.metrics.household import SCORING
 
-        return list(compare_household_runs(records_a, records_b, resamples=resamples, seed=seed))
+        return SCORING
 
     def render_report(self, rows: Sequence[MetricRow], title: str) -> str:
         """SR and SPL side by side (SPL, the paper's primary metric, first), the generic per-group table, then
         the paper's Table 6, Table 9 and Table 8 (error modes) layouts."""
-        from heedful.metrics.household import paper_tables
         from heedful.metrics.household_error_table import ERROR_METRICS, error_table
         from heedful.metrics.reference import reference
         from heedful.metrics.render import render_metric_table
+        from heedful.metrics.tables import table_text
         from heedful.suites.household.report_tables import summary_table
 
         generic = [row for row in rows if row.metric not in ERROR_METRICS]
         errors = error_table(rows)
         level = reference(self.name)  # the words-only level, not chance
         table = render_metric_table(generic, chance_note=level.note, reference_label=level.label)
-        text = f"{title}\n{summary_table(rows)}\n\n{table}\n\n{paper_tables(rows)}"
+        pivots = "\n\n".join(table_text(paper, rows) for paper in self.paper_tables if paper.pivot is not None)
+        text = f"{title}\n{summary_table(rows)}\n\n{table}\n\n{pivots}"
         return f"{text}\n\n{errors}" if errors else text
 
     def render_comparison(self, rows: Sequence[ComparisonRow], title: str) -> str:
@@ -294,10 +295,8 @@ class HouseholdSuite(SuiteBase):
 
     def report(self, records: Sequence[Record], options: dict[str, Any]) -> list[MetricRow]:
         from heedful.metrics.chance import household_chance, with_chance
-        from heedful.metrics.household import groups_of, household_metrics
+        from heedful.metrics.household import groups_of
         from heedful.metrics.household_error_table import error_rows
 
-        rows = household_metrics(
-            records, resamples=int(options.get("resamples", 10_000)), seed=int(options.get("seed", 0))
-        )
+        rows = super().report(records, options)
         return with_chance(rows, household_chance(records, groups_of)) + error_rows(records)

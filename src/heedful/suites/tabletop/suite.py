@@ -19,7 +19,6 @@ from heedful.language.arms import OTHER_EPISODE, arm_of, shown_instruction
 from heedful.language.reinstruct import SWITCH_EPISODE, SWITCH_INSTRUCTION, SWITCH_STEP, reinstruct_of
 from heedful.metrics.layouts import FigureLayout, PaperTable
 from heedful.metrics.rows import MetricRow
-from heedful.metrics.spec import MetricSpec
 from heedful.payloads.tabletop import TrialPayload
 from heedful.records import Record, Status
 from heedful.requirements import Requirement
@@ -41,7 +40,7 @@ from heedful.suites.tabletop.perturb import TRIALS, trial_seed
 from heedful.suites.tabletop.rollout import MAX_CALLS, run_trial
 
 if TYPE_CHECKING:
-    from heedful.metrics.compare import ComparisonRow
+    from heedful.metrics.scoring import Scoring
 
 
 def _task_of(episode: Any) -> TabletopTask:
@@ -209,12 +208,10 @@ class TabletopSuite(SuiteBase):
 
     def report(self, records: Sequence[Record], options: dict[str, Any]) -> list[MetricRow]:
         from heedful.metrics.chance import with_chance
-        from heedful.metrics.tabletop import CHANCE_PREFIX, tabletop_metrics
+        from heedful.metrics.tabletop import CHANCE_PREFIX
         from heedful.suites.tabletop.chance import chance_rows
 
-        rows = tabletop_metrics(
-            records, resamples=int(options.get("resamples", 10_000)), seed=int(options.get("seed", 0))
-        )
+        rows = super().report(records, options)
         chance = chance_rows(records)
         levels = {(r.group.removeprefix(CHANCE_PREFIX), r.metric): r.value for r in chance if r.value is not None}
         return with_chance(rows, levels) + chance
@@ -224,7 +221,8 @@ class TabletopSuite(SuiteBase):
         chance rows)."""
         from heedful.metrics.reference import reference
         from heedful.metrics.render import render_metric_table
-        from heedful.metrics.tabletop import CHANCE_PREFIX, table1
+        from heedful.metrics.tables import table_text
+        from heedful.metrics.tabletop import CHANCE_PREFIX
 
         measured = [row for row in rows if not row.group.startswith(CHANCE_PREFIX)]
         notes = (
@@ -235,7 +233,7 @@ class TabletopSuite(SuiteBase):
         table = render_metric_table(
             measured, title=title, notes=notes, chance_note=level.note, reference_label=level.label
         )
-        return f"{table}\n\n{table1(rows)}"
+        return f"{table}\n\n{table_text(self.paper_tables[0], rows)}"
 
     def requirements(self, options: dict[str, Any]) -> tuple[Requirement, ...]:
         """The simulator, its Gymnasium core, and with --video the MP4 writer."""
@@ -328,10 +326,10 @@ class TabletopSuite(SuiteBase):
         return [(f"S{_task_of(t).scene}/{_task_of(t).level}", [i]) for i, t in enumerate(episodes)]
 
     @property
-    def metric_spec(self) -> MetricSpec:
-        from heedful.metrics.tabletop import SPEC
+    def scoring(self) -> Scoring:
+        from heedful.metrics.tabletop import SCORING
 
-        return SPEC
+        return SCORING
 
     @property
     def paper_tables(self) -> tuple[PaperTable, ...]:
@@ -344,10 +342,3 @@ class TabletopSuite(SuiteBase):
         from heedful.suites.tabletop.layouts import FIGURE
 
         return FIGURE
-
-    def compare(
-        self, records_a: Sequence[Record], records_b: Sequence[Record], *, resamples: int, seed: int
-    ) -> list[ComparisonRow]:
-        from heedful.metrics.tabletop import compare_tabletop_runs
-
-        return compare_tabletop_runs(records_a, records_b, resamples=resamples, seed=seed)
