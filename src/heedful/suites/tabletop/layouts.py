@@ -24,12 +24,17 @@ PAPER_TABLES = (
             Column("Intent", "intent"),
             Column("Execution", "execution"),
             Column("Intent-full", "intent_full"),
+            Column("Execution-full", "execution_full"),
             Column("Completion", "complete"),
+            # Issue 38's side-effect measures beside RoboFollow's four: a completion that moved other objects is
+            # not clean, and the headline table is where a reader looks for it.
+            Column("Clean completion", "complete_clean"),
+            Column("Disturbance", "disturbed"),
         ),
         lines=_LINES,
         pivot=Pivot(
             "Table 1 layout (task macro, %)",
-            label_width=20,
+            label_width=22,
             bands=(3, 3),
             reference=CHANCE_PREFIX,
             reference_label="blind ",
