@@ -10,15 +10,18 @@ counterfactual-following rates.
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from heedful.errors import ConfigError, RunError
 from heedful.language.arms import OPTION, Arm, arm_of
 from heedful.metrics.arms import ArmRow, language_dependence, render_language_table
+from heedful.metrics.rows import status_rows
 from heedful.records import Record
+
+if TYPE_CHECKING:
+    from heedful.runner.manifest import RunManifest
 
 ARMS_FILE = "arms.json"
 
@@ -45,7 +48,7 @@ def job_runs(job: Path) -> list[Path]:
     return [Path(job) / str(arm) for arm in entry["arms"]]
 
 
-def _load(runs: Sequence[Path]) -> tuple[Any, dict[str, list[Record]]]:
+def _load(runs: Sequence[Path]) -> tuple[RunManifest, dict[str, list[Record]]]:
     """(first manifest, arm -> records) of runs of one agent on one selection under distinct arms."""
     from heedful.runner.store import load_run
 
@@ -73,6 +76,13 @@ def _load(runs: Sequence[Path]) -> tuple[Any, dict[str, list[Record]]]:
 def arms_table(runs: Sequence[Path], *, resamples: int = 2_000, seed: int = 0) -> tuple[str, str, list[ArmRow]]:
     """(suite, title, rows) of the language-dependence table of runs under distinct arms (one agent, one selection)."""
     manifest, by_arm = _load(runs)
+    return _table(manifest, by_arm, resamples=resamples, seed=seed)
+
+
+def _table(
+    manifest: RunManifest, by_arm: Mapping[str, Sequence[Record]], *, resamples: int, seed: int
+) -> tuple[str, str, list[ArmRow]]:
+    """(suite, title, rows) of the table of runs already read (`_load`)."""
     suite, agent = manifest.spec.suite, manifest.spec.agent
     rows = language_dependence(suite, by_arm, resamples=resamples, seed=seed)
     from heedful.report.flags import flag_suffix
@@ -94,8 +104,8 @@ def arms_figure(job: Path, out: Path, *, resamples: int = 2_000, seed: int = 0) 
 
 def arms_text(runs: Sequence[Path], *, resamples: int = 2_000, seed: int = 0) -> str:
     """The language-dependence table of runs under distinct arms (one agent, one selection)."""
-    manifest, by_arm = _load(runs)
-    suite, title, rows = arms_table(runs, resamples=resamples, seed=seed)
+    manifest, by_arm = _load(runs)  # read once: the table and the status line share the records
+    suite, title, rows = _table(manifest, by_arm, resamples=resamples, seed=seed)
     if manifest.privileged:
         title += (
             "\n(a privileged agent reads the task, not the words: under empty and shuffled it keeps the episode's task)"
@@ -106,10 +116,10 @@ def arms_text(runs: Sequence[Path], *, resamples: int = 2_000, seed: int = 0) ->
 def arm_status_line(by_arm: Mapping[str, Sequence[Record]]) -> str:
     """Each arm's record statuses, so a row of zeros says whether the agent answered wrongly or could not answer
     (a parse error is scored as a failure, as the papers count it; a crash or a timeout is not scored)."""
-    parts = []
-    for arm, records in by_arm.items():
-        counts = Counter(record.status.value for record in records)
-        parts.append(f"{arm} " + ", ".join(f"{status} {n}" for status, n in sorted(counts.items())))
+    parts = [
+        f"{arm} " + ", ".join(f"{row.metric} {row.k}" for row in status_rows(records))
+        for arm, records in by_arm.items()
+    ]
     return "status: " + "; ".join(parts)
 
 
