@@ -1,4 +1,4 @@
-"""The benchmark version: datasets and runs of a previous world (household/sif-v1 to -v5) are refused, clearly."""
+"""The benchmark version: datasets and runs of a previous world (household/sif-v1 to -v6) are refused, clearly."""
 
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ from heedful.runner.manifest import MANIFEST_NAME, manifest_digest, run_identity
 from heedful.suites.household.suite import HouseholdSuite
 
 SUITE = HouseholdSuite()
-OLD = "household/sif-v5"
+OLD = "household/sif-v6"
 
 
 def test_the_calibrated_world_has_a_new_version() -> None:
-    assert SUITE.version == "household/sif-v6"
+    assert SUITE.version == "household/sif-v7"
 
 
 def test_a_dataset_of_the_old_version_is_refused_with_how_to_regenerate(tmp_path: Path) -> None:
@@ -28,7 +28,7 @@ def test_a_dataset_of_the_old_version_is_refused_with_how_to_regenerate(tmp_path
     summary = tmp_path / "ds" / "dataset.json"
     data = json.loads(summary.read_text())
     summary.write_text(json.dumps({**data, "version": OLD}))
-    expected = rf"holds {OLD} episodes, but this heedful runs household/sif-v6 .*heedful generate household"
+    expected = rf"holds {OLD} episodes, but this heedful runs household/sif-v7 .*heedful generate household"
     with pytest.raises(DatasetError, match=expected):
         SUITE.load_dataset(tmp_path / "ds")
     with pytest.raises(DatasetError, match=expected):
@@ -56,5 +56,5 @@ def test_resuming_a_run_of_the_old_version_is_refused(tmp_path: Path) -> None:
     stored["run_identity"] = run_identity(old_spec)  # identified and sealed as heedful did it then
     stored["manifest_digest"] = manifest_digest(stored)
     manifest.write_text(json.dumps(stored))
-    with pytest.raises(RunError, match=rf"holds a {OLD} run, but this heedful runs household/sif-v6 .*another --out"):
+    with pytest.raises(RunError, match=rf"holds a {OLD} run, but this heedful runs household/sif-v7 .*another --out"):
         run(spec.model_copy(update={"limit": 2}), episodes, tmp_path / "run", resume=True, progress=False)

@@ -19,14 +19,16 @@ from heedful.suites.household.model import HouseholdEpisode
 from heedful.suites.household.validity import placement_problem
 
 DATASET_FORMAT = "heedful-household-dataset/1"
-SUITE_VERSION = "household/sif-v6"
+SUITE_VERSION = "household/sif-v7"
 """The benchmark's version: v2 is the world calibrated to the paper's scale (larger houses, several rooms of
 one function, long human walks); v3 lets the S_obj agent watch the human carry the object away (`carry.py`);
 v4 phrases ambiguous tasks so that four or more rooms fit where the room allows (`tasks.AMBIGUOUS_PREFERRED_FITS`);
 v5 draws the goal room uniformly among the fitting rooms once all the agent knows at the start is fixed, so that
 geometry does not predict it (`sampling.uniform_goal`, issue 40); v6 hangs the rooms off a hub in branches
 (`floorplan.HUB_LAYOUT`, issue 40), so that the walks to the rooms one phrase fits part early and a wrong room
-costs a way back. Datasets and runs of other versions are refused
+costs a way back; v7 drops an ambiguous S_obj task when the words alone leave time to look in every fitting room
+(`reach.py`, issue 40), and its distractors no longer depend on the goal room. Datasets and runs of other versions
+are refused
 rather than mixed with this one."""
 
 

@@ -36,7 +36,11 @@ from heedful.suites.household.sampling import sample_draft
 from heedful.suites.household.tasks import Draft, HouseContext, TaskRejectedError, random_pose_in, room_facts
 
 DEFAULTS: dict[str, Any] = {"houses": 10, "seen_houses": 6, "per_split_type": 40, "cell_m": 0.1}
-SLOT_TRIES = 60
+SLOT_TRIES = 200
+"""Drafts tried for one slot before generation gives up. sif-v7's reach rule rejects most ambiguous S_obj drafts in
+compact houses (where the words alone leave time to look everywhere), so a slot may need to try every house."""
+HOUSE_TRIES = 20
+"""Drafts tried in one house before the slot moves on to the next house of its split."""
 MAX_COUNTS = {"houses": 1000, "seen_houses": 999, "per_split_type": 10_000}
 """Bounds of the generation sizes (100 times the defaults or more): a typo must not fill the memory."""
 
@@ -198,8 +202,8 @@ def _fill_slot(
     rejected: Counter[str],
 ) -> HouseholdEpisode:
     for attempt in range(SLOT_TRIES):
-        # stay in the slot's house for most tries, then spread over the other houses of the split
-        ctx = pool[(slot + attempt // (SLOT_TRIES // 3)) % len(pool)]
+        # start in the slot's house, then spread over the other houses of the split
+        ctx = pool[(slot + attempt // HOUSE_TRIES) % len(pool)]
         rng: np.random.Generator = derive_rng(seed, "task", split, task_type, slot, attempt)
         try:
             draft = sample_draft(ctx, task_type, ambiguous, rng)

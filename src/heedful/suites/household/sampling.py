@@ -9,6 +9,7 @@ from heedful.sims.household.human import plan_walk
 from heedful.sims.household.model import ReceptacleSpec
 from heedful.suites.household import language as lang
 from heedful.suites.household.model import Goal, HumanSpec, Relocation
+from heedful.suites.household.reach import words_reach_every_room
 from heedful.suites.household.tasks import (
     AMBIGUOUS_PREFERRED_FITS,
     MAX_HUMAN_WALK,
@@ -26,6 +27,7 @@ from heedful.suites.household.tasks import (
     near_receptacle,
     random_pose,
     relocation,
+    rooms_with_goal,
     sample_goal,
     satisfies,
     spec_of,
@@ -84,7 +86,8 @@ def sample_s_obj(ctx: HouseContext, ambiguous: bool, rng: np.random.Generator) -
     the room it left among them when the phrase fits it: then it went to another receptacle there, which the
     paper does not call trivial, Appendix 0.A.1), and every check that could reject the draft (a receptacle and
     a free spot in each fitting room, a trivial goal, an agent pose that sees the walks) is made for every
-    fitting room before the draw."""
+    fitting room before the draw. An ambiguous draft is dropped when the words alone leave time to look in every
+    fitting room and deliver (`reach.words_reach_every_room`, sif-v7): then the task would not need the carry walk."""
     counts: dict[str, int] = {}
     for o in ctx.house.objects:
         counts[o.category] = counts.get(o.category, 0) + 1
@@ -115,9 +118,12 @@ def sample_s_obj(ctx: HouseContext, ambiguous: bool, rng: np.random.Generator) -
         raise TaskRejectedError("trivial_goal")
     humans = carrying_humans(ctx, obj.receptacle, [to_receptacle[room].id for room in fits])
     pose = watch_pose(ctx, humans, rng)
+    if len(fits) > 1 and words_reach_every_room(ctx.grid, ctx.house, pose[:2], fits, rooms_with_goal(ctx.house, goal)):
+        raise TaskRejectedError("words_reach_every_room")
+    # every fitting room's spot stays taken, so that the distractors drawn next do not depend on the goal room
+    taken.extend(spots[room] for room in fits)
     room = uniform_goal(fits, rng)
     rec, spot = to_receptacle[room], spots[room]
-    taken.append(spot)
     target = relocation(obj, rec, spot, place, fits)
     moved = [target, *distractors(ctx, obj.category, taken, rng)]
     moved.sort(key=lambda r: int(r.object_id[1:]))

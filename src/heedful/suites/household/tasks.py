@@ -227,7 +227,11 @@ def goal_instruction(category: str, goal: Goal) -> str:
 
 
 def goal_rooms(ctx: HouseContext, goal: Goal) -> tuple[int, ...]:
-    house = ctx.house
+    return rooms_with_goal(ctx.house, goal)
+
+
+def rooms_with_goal(house: HouseSpec, goal: Goal) -> tuple[int, ...]:
+    """The rooms where the Put goal can be met: those with a receptacle of its category, or of its function."""
     if goal.kind == "receptacle":
         return tuple(sorted({r.room for r in house.receptacles if r.category == goal.receptacle}))
     return tuple(house.rooms_of(str(goal.function)))
