@@ -1,10 +1,10 @@
 """`heedful report RUN`: a report that leads with the answer (every block: `heedful report RUN --full`).
 
-In order: the title and what the intervals are; the status line; the suite's headline table (tabletop: the
-paper's Table 1 layout, scenes x levels; decisions: the category table; household: SPL and SR per task type and
-clarity); the overall row with its reference level, interval, Wilson interval and k/n; then one line per group
-of a single grouping (a level, a category, a split), values only; then where the rest is. The blocks of the
-groups that cross two groupings (`S1 / L0`) and every interval of every group print only under `--full`.
+In order: the title and what the intervals are; the status line; the suite's headline table, its first paper
+table (tabletop: the paper's Table 1 layout, scenes x levels; decisions: the category table; household: SPL and SR
+per task type and clarity); the overall row with its reference level, interval, Wilson interval and k/n; then one
+line per group of a single grouping (a level, a category, a split), values only; then where the rest is. The blocks
+of the groups that cross two groupings (`S1 / L0`) and every interval of every group print only under `--full`.
 """
 
 from __future__ import annotations
@@ -61,14 +61,10 @@ def _reference_group(group: str) -> bool:
 
 
 def _headline(suite: Suite, rows: Sequence[MetricRow]) -> str:
-    """Household leads with SR and SPL side by side; the others with their first paper table the rows fill (tabletop:
-    Table 1's pivot)."""
-    if str(getattr(suite, "name", "")) == "household":
-        from heedful.suites.household.report_tables import summary_table
-
-        return summary_table(rows)
+    """The suite's first paper table the rows fill (tabletop: Table 1's pivot), or that declares a listing
+    (household's SR and SPL, which says when no line is filled)."""
     for table in tuple(getattr(suite, "paper_tables", ())):
-        if table.present(rows):
+        if table.present(rows) or table.listing is not None:
             return table_text(table, rows)
     return ""
 

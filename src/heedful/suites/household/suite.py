@@ -276,22 +276,23 @@ class HouseholdSuite(SuiteBase):
         from heedful.metrics.reference import reference
         from heedful.metrics.render import render_metric_table
         from heedful.metrics.tables import table_text
-        from heedful.suites.household.report_tables import summary_table
 
         generic = [row for row in rows if row.metric not in ERROR_METRICS]
         errors = error_table(rows)
         level = reference(self.name)  # the words-only level, not chance
         table = render_metric_table(generic, chance_note=level.note, reference_label=level.label)
-        pivots = "\n\n".join(table_text(paper, rows) for paper in self.paper_tables if paper.pivot is not None)
-        text = f"{title}\n{summary_table(rows)}\n\n{table}\n\n{pivots}"
+        headline, *layouts = self.paper_tables
+        pivots = "\n\n".join(table_text(paper, rows) for paper in layouts)
+        text = f"{title}\n{table_text(headline, rows)}\n\n{table}\n\n{pivots}"
         return f"{text}\n\n{errors}" if errors else text
 
     def render_comparison(self, rows: Sequence[ComparisonRow], title: str) -> str:
         """`heedful compare`: SR and SPL of both runs side by side per task type and clarity, then every group."""
         from heedful.metrics.render import render_comparison_table
-        from heedful.suites.household.report_tables import comparison_summary
+        from heedful.metrics.tables import listing_comparison_text
 
-        return f"{title}\n{comparison_summary(rows)}\n\n{render_comparison_table(rows)}"
+        head = listing_comparison_text(self.paper_tables[0], rows)
+        return f"{title}\n{head}\n\n{render_comparison_table(rows)}"
 
     def report(self, records: Sequence[Record], options: dict[str, Any]) -> list[MetricRow]:
         from heedful.metrics.chance import household_chance, with_chance
