@@ -271,7 +271,7 @@ class SuiteBase:
 
     @property
     def metric_spec(self) -> MetricSpec:
-        return self.scoring.spec if self.scoring is not None else MetricSpec()
+        return self.scoring.full_spec if self.scoring is not None else MetricSpec()
 
     def report(self, records: Sequence[Record], options: dict[str, Any]) -> list[MetricRow]:
         """The rows of the declared scoring (heedful.metrics.engine)."""

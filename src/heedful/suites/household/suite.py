@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -11,7 +12,6 @@ from heedful.language.arms import OTHER_EPISODE, arm_of
 from heedful.language.reinstruct import SWITCH_EPISODE, SWITCH_INSTRUCTION, SWITCH_STEP, reinstruct_of
 from heedful.metrics.layouts import FigureLayout, PaperTable
 from heedful.metrics.rows import MetricRow
-from heedful.metrics.spec import MetricSpec
 from heedful.records import Record, Status
 from heedful.requirements import Requirement
 from heedful.sampling import Unit
@@ -244,14 +244,6 @@ class HouseholdSuite(SuiteBase):
         return [(f"{ep.split}/{ep.task_type}/{ep.ambiguous}", [i]) for i, ep in enumerate(episodes)]
 
     @property
-    def metric_spec(self) -> MetricSpec:
-        """Success and SPL per group, and the Table 8 error-mode rows."""
-        from heedful.metrics.household import SPEC
-        from heedful.metrics.household_error_table import ERROR_SPEC
-
-        return SPEC + ERROR_SPEC
-
-    @property
     def paper_tables(self) -> tuple[PaperTable, ...]:
         from heedful.suites.household.layouts import PAPER_TABLES
 
@@ -265,9 +257,11 @@ class HouseholdSuite(SuiteBase):
 
     @property
     def scoring(self) -> Scoring:
+        """Success and SPL per group (a bootstrap over episodes), then the Table 8 error-mode rows."""
         from heedful.metrics.household import SCORING
+        from heedful.metrics.household_error_table import ERROR_SCORING
 
-        return SCORING
+        return replace(SCORING, extra=(ERROR_SCORING,))
 
     def render_report(self, rows: Sequence[MetricRow], title: str) -> str:
         """SR and SPL side by side (SPL, the paper's primary metric, first), the generic per-group table, then
@@ -297,7 +291,6 @@ class HouseholdSuite(SuiteBase):
     def report(self, records: Sequence[Record], options: dict[str, Any]) -> list[MetricRow]:
         from heedful.metrics.chance import household_chance, with_chance
         from heedful.metrics.household import groups_of
-        from heedful.metrics.household_error_table import error_rows
 
         rows = super().report(records, options)
-        return with_chance(rows, household_chance(records, groups_of)) + error_rows(records)
+        return with_chance(rows, household_chance(records, groups_of))
