@@ -29,7 +29,8 @@ MAX_COLUMNS = 6
 def summary_report(suite: Suite, rows: Sequence[MetricRow], title: str, run: str) -> str:
     """The short report of a run (see the module docstring); `rows` carry no usage rows."""
     level = reference(str(getattr(suite, "name", "")))
-    measured = [row for row in rows if row.group != STATUS_GROUP and not _reference_group(row.group)]
+    prefixes = _reference_prefixes(suite)
+    measured = [row for row in rows if row.group != STATUS_GROUP and not row.group.startswith(prefixes)]
     status = [row for row in rows if row.group == STATUS_GROUP]
     overall = [row for row in measured if row.group == OVERALL]
     top = render_metric_table(status + overall, title=title, chance_note=level.note, reference_label=level.label)
@@ -54,10 +55,11 @@ def _headline_metrics(suite: Suite, overall: Sequence[str]) -> list[str]:
     return list(overall)[:MAX_COLUMNS]
 
 
-def _reference_group(group: str) -> bool:
-    from heedful.metrics.tabletop import CHANCE_PREFIX
-
-    return group.startswith(CHANCE_PREFIX)
+def _reference_prefixes(suite: Suite) -> tuple[str, ...]:
+    """The group prefixes of reference-level rows, as the suite's paper tables declare them (tabletop's `chance `):
+    those rows are shown beside the measured ones in the headline, not as groups of their own."""
+    tables = tuple(getattr(suite, "paper_tables", ()))
+    return tuple(table.pivot.reference for table in tables if table.pivot is not None and table.pivot.reference)
 
 
 def _headline(suite: Suite, rows: Sequence[MetricRow]) -> str:

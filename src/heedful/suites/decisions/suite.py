@@ -28,7 +28,6 @@ class DecisionsSuite(SuiteBase):
 
     name = "decisions"
     version = "decisions-v4"
-    report_clusters = ("family", "anchor")
     run_options = DecisionsRunOptions
     splits = ("all", "train", "val", "test")
     agent_kinds = ("decision",)

@@ -38,7 +38,6 @@ class HouseholdSuite(SuiteBase):
 
     name = "household"
     version = SUITE_VERSION
-    report_clusters = ("episode",)
     run_options = HouseholdRunOptions
     splits = ("all", "val", "test", *SPLITS)
     agent_kinds = ("planner",)

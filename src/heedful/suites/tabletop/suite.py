@@ -61,7 +61,6 @@ class TabletopSuite(SuiteBase):
 
     name = "tabletop"
     version = "tabletop/robofollow-v2"  # v2: issue 38 (completion, intent, disturbance)
-    report_clusters = ("task",)
     run_options = TabletopRunOptions
     agent_kinds = ("planner", "controller")
 
