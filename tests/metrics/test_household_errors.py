@@ -11,10 +11,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "suites" / "househo
 import household_doubles as doubles
 from household_data import small_episodes
 
-from heedful.metrics.household_error_table import error_rows, error_table
-from heedful.metrics.household_errors import ErrorMode, classify, classify_all
 from heedful.records import Record, Status
 from heedful.suites.base import RolloutContext
+from heedful.suites.household.error_modes import ErrorMode, classify, classify_all
+from heedful.suites.household.error_table import error_rows, error_table
 from heedful.suites.household.model import HouseholdEpisode
 from heedful.suites.household.suite import HouseholdSuite
 

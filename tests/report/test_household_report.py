@@ -14,12 +14,12 @@ from household_row_house import s_hum_two_bathrooms, s_obj_human_in_view
 
 from heedful.cli.main import main
 from heedful.metrics.compare import ComparisonRow
-from heedful.metrics.household import compare_household_runs, household_metrics
 from heedful.metrics.rows import MetricRow
 from heedful.metrics.tables import listing_comparison_text, table_text
 from heedful.records import Record, Status
 from heedful.runner import RunSpec, run
 from heedful.suites.household.layouts import PAPER_TABLES
+from heedful.suites.household.metrics import compare_household_runs, household_metrics
 from heedful.suites.household.suite import HouseholdSuite
 
 

@@ -4,8 +4,8 @@ and figure."""
 from __future__ import annotations
 
 from heedful.metrics.groups import ALL, group_name
-from heedful.metrics.household import SPLIT_ORDER, TYPE_LABELS, TYPE_ORDER
 from heedful.metrics.layouts import Column, FigureLayout, Listing, Panel, PaperTable, Pivot
+from heedful.suites.household.metrics import SPLIT_ORDER, TYPE_LABELS, TYPE_ORDER
 
 SPLIT_LABELS = {
     "val_seen": "Val Seen",

@@ -257,18 +257,18 @@ class HouseholdSuite(SuiteBase):
     @property
     def scoring(self) -> Scoring:
         """Success and SPL per group (a bootstrap over episodes), then the Table 8 error-mode rows."""
-        from heedful.metrics.household import SCORING
-        from heedful.metrics.household_error_table import ERROR_SCORING
+        from heedful.suites.household.error_table import ERROR_SCORING
+        from heedful.suites.household.metrics import SCORING
 
         return replace(SCORING, extra=(ERROR_SCORING,))
 
     def render_report(self, rows: Sequence[MetricRow], title: str) -> str:
         """SR and SPL side by side (SPL, the paper's primary metric, first), the generic per-group table, then
         the paper's Table 6, Table 9 and Table 8 (error modes) layouts."""
-        from heedful.metrics.household_error_table import ERROR_METRICS, error_table
         from heedful.metrics.reference import reference
         from heedful.metrics.render import render_metric_table
         from heedful.metrics.tables import table_text
+        from heedful.suites.household.error_table import ERROR_METRICS, error_table
 
         generic = [row for row in rows if row.metric not in ERROR_METRICS]
         errors = error_table(rows)
@@ -288,8 +288,8 @@ class HouseholdSuite(SuiteBase):
         return f"{title}\n{head}\n\n{render_comparison_table(rows)}"
 
     def report(self, records: Sequence[Record], options: dict[str, Any]) -> list[MetricRow]:
-        from heedful.metrics.chance import household_chance, with_chance
-        from heedful.metrics.household import groups_of
+        from heedful.metrics.chance import with_chance
+        from heedful.suites.household.metrics import groups_of, household_chance
 
         rows = super().report(records, options)
         return with_chance(rows, household_chance(records, groups_of))

@@ -21,11 +21,11 @@ import numpy as np
 
 from heedful.metrics.engine import metric_rows
 from heedful.metrics.groups import group_name
-from heedful.metrics.household_errors import ErrorMode, classify, failed, harness_failure
 from heedful.metrics.rows import MetricRow
 from heedful.metrics.scoring import GroupsOf, Scoring, Units
 from heedful.metrics.spec import Metric, MetricSpec
 from heedful.records import Record
+from heedful.suites.household.error_modes import ErrorMode, classify, failed, harness_failure
 
 TYPE_ORDER = ("pnp", "s_obj", "s_hum")
 TYPE_LABELS = {"pnp": "PnP", "s_obj": "S_obj", "s_hum": "S_hum"}
@@ -78,7 +78,7 @@ _LAYOUT = (
     ("Perception", MODE_METRIC[ErrorMode.PERCEPTION]),
 )
 FOOTNOTE = (
-    "Modes by ordered rules (first match; heedful.metrics.household_errors): 1 parsing = status parse_error; "
+    "Modes by ordered rules (first match; heedful.suites.household.error_modes): 1 parsing = status parse_error; "
     "2 perception = noisy (simulated) perception never reported the target and it was never held; "
     "3 planning = stopped without a plan, wrong object or wrong delivery; 4 strategy/human = clear S_hum "
     "followed > 50 steps; 5 actuation = the last call failed in execution (could not reach, put failed); "
