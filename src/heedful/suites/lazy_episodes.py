@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 if TYPE_CHECKING:
     from heedful.sampling import Unit
+    from heedful.suites.base import Suite
 
 
 class LazyEpisodes(Sequence[Any]):
@@ -76,7 +77,7 @@ def episode_ids(episodes: Sequence[Any]) -> Sequence[str]:
     return [episode.episode_id for episode in episodes]
 
 
-def sample_units(suite: Any, episodes: Sequence[Any]) -> list[Unit]:
+def sample_units(suite: Suite, episodes: Sequence[Any]) -> list[Unit]:
     """`suite.sample_units(episodes)`, read from the index of a lazy dataset instead of parsing it."""
     if isinstance(episodes, LazyEpisodes):
         return [(stratum, list(positions)) for stratum, positions in episodes.units]
