@@ -22,6 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from heedful.errors import RunError
+from heedful.metrics.arms import ArmsView
 from heedful.metrics.compare import MCNEMAR_METRIC, ComparisonRow
 from heedful.metrics.engine import compare_rows, report_rows
 from heedful.metrics.groups import ALL, group_name, keyed
@@ -207,6 +208,7 @@ SCORING = Scoring(
     mcnemar=McNemar(
         "accuracy", lambda record: record.correct is True, "instance", ci_method="exact McNemar", metric=MCNEMAR_METRIC
     ),
+    arms=ArmsView(group_key="category", cluster_key="family_id", cluster_label="family", score="accuracy"),
 )
 """How the decisions report and comparison are computed (heedful.metrics.engine): counts per family, a bootstrap
 over families (or anchors), McNemar on each instance's correctness."""

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
 from heedful.errors import RunError
+from heedful.metrics.arms import ArmsView
 from heedful.metrics.groups import ALL
 from heedful.metrics.spec import Metric, MetricSpec, RecordMetric
 from heedful.records import Record
@@ -192,6 +193,8 @@ class Scoring:
     """"wilson": count rows with their Wilson interval only, no bootstrap (`ci_method` WILSON_ONLY)."""
     extra: tuple[Scoring, ...] = ()
     """Scorings whose rows follow this one's in the report (household's Table 8 error modes); never compared."""
+    arms: ArmsView = field(default_factory=ArmsView)
+    """How the language-dependence table of the suite's `--arms` jobs is cut (heedful.metrics.arms)."""
 
     @property
     def full_spec(self) -> MetricSpec:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from heedful.metrics.arms import ArmsView
 from heedful.metrics.compare import ComparisonRow
 from heedful.metrics.engine import compare_rows, report_rows
 from heedful.metrics.groups import ALL, group_name
@@ -111,6 +112,7 @@ SCORING = Scoring(
     record_unit="trial",
     keys=_REQUIRED,
     suite="tabletop",
+    arms=ArmsView(group_key="level", cluster_key="task", cluster_label="task", score="complete"),
 )
 """How the tabletop report and comparison are computed (heedful.metrics.engine): each task's trials averaged
 first, then a bootstrap over tasks; McNemar on trial completion."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from heedful.metrics.arms import ArmsView
 from heedful.metrics.chance import Chance, grouped_means
 from heedful.metrics.compare import ComparisonRow
 from heedful.metrics.engine import compare_rows, report_rows
@@ -119,6 +120,7 @@ SCORING = Scoring(
     mcnemar=McNemar(SUCCESS, _succeeded, unit="episode"),
     keys=_REQUIRED,
     suite="household",
+    arms=ArmsView(group_key="task_type", score=SUCCESS),
 )
 """How the household report and comparison are computed (heedful.metrics.engine): a bootstrap over episodes."""
 
