@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 from heedful.errors import RunError
 from heedful.metrics.arms import ArmsView
 from heedful.metrics.groups import ALL
+from heedful.metrics.reference import GENERIC, Reference
 from heedful.metrics.spec import Metric, MetricSpec, RecordMetric
 from heedful.records import Record
 
@@ -195,6 +196,8 @@ class Scoring:
     """Scorings whose rows follow this one's in the report (household's Table 8 error modes); never compared."""
     arms: ArmsView = field(default_factory=ArmsView)
     """How the language-dependence table of the suite's `--arms` jobs is cut (heedful.metrics.arms)."""
+    reference: Reference = GENERIC
+    """What the rows' `chance` level is, named for what it is (heedful.metrics.reference)."""
 
     @property
     def full_spec(self) -> MetricSpec:
@@ -217,3 +220,9 @@ class Scoring:
                     f"record {record.episode_id!r} lacks the {self.suite} keys {missing}; use a {self.suite} run"
                 )
         return self.units(records, self.spec, self.groups)
+
+
+def reference_of(suite: object) -> Reference:
+    """The reference level a suite's scoring declares; the generic one for a suite that declares no scoring."""
+    scoring = getattr(suite, "scoring", None)
+    return scoring.reference if isinstance(scoring, Scoring) else GENERIC

@@ -13,9 +13,9 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from heedful.metrics.reference import reference
 from heedful.metrics.render import COLLAPSED_NOTE, MISSING, render_metric_table
 from heedful.metrics.rows import STATUS_GROUP, MetricRow
+from heedful.metrics.scoring import reference_of
 from heedful.metrics.tables import aligned, table_text
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ MAX_COLUMNS = 6
 
 def summary_report(suite: Suite, rows: Sequence[MetricRow], title: str, run: str) -> str:
     """The short report of a run (see the module docstring); `rows` carry no usage rows."""
-    level = reference(str(getattr(suite, "name", "")))
+    level = reference_of(suite)
     prefixes = _reference_prefixes(suite)
     measured = [row for row in rows if row.group != STATUS_GROUP and not row.group.startswith(prefixes)]
     status = [row for row in rows if row.group == STATUS_GROUP]

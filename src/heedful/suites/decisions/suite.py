@@ -255,5 +255,5 @@ class DecisionsSuite(SuiteBase):
         """The metric table with a chance column: the exact score of a uniformly random valid answer."""
         from heedful.metrics.render import render_metric_table
 
-        note = "the exact expected score of a uniformly random valid answer (what random-valid draws), not sampled"
-        return render_metric_table(rows, title=title, chance_note=note)
+        level = self.scoring.reference  # chance: a uniformly random valid answer
+        return render_metric_table(rows, title=title, chance_note=level.note, reference_label=level.label)

@@ -23,6 +23,7 @@ from heedful.metrics.chance import Chance, grouped_means
 from heedful.metrics.compare import ComparisonRow
 from heedful.metrics.engine import compare_rows, report_rows
 from heedful.metrics.groups import ALL, group_name
+from heedful.metrics.reference import Reference
 from heedful.metrics.rows import MetricRow
 from heedful.metrics.scoring import McNemar, PerRecord, Scoring
 from heedful.metrics.spec import MetricSpec, RecordMetric
@@ -121,6 +122,11 @@ SCORING = Scoring(
     keys=_REQUIRED,
     suite="household",
     arms=ArmsView(group_key="task_type", score=SUCCESS),
+    reference=Reference(
+        "words-only",
+        "the success of one uniform guess among the rooms the words fit, all else perfect (PnP and clear tasks "
+        "100%; a strong baseline, not chance); SPL has none",
+    ),
 )
 """How the household report and comparison are computed (heedful.metrics.engine): a bootstrap over episodes."""
 

@@ -265,14 +265,13 @@ class HouseholdSuite(SuiteBase):
     def render_report(self, rows: Sequence[MetricRow], title: str) -> str:
         """SR and SPL side by side (SPL, the paper's primary metric, first), the generic per-group table, then
         the paper's Table 6, Table 9 and Table 8 (error modes) layouts."""
-        from heedful.metrics.reference import reference
         from heedful.metrics.render import render_metric_table
         from heedful.metrics.tables import table_text
         from heedful.suites.household.error_table import ERROR_METRICS, error_table
 
         generic = [row for row in rows if row.metric not in ERROR_METRICS]
         errors = error_table(rows)
-        level = reference(self.name)  # the words-only level, not chance
+        level = self.scoring.reference  # the words-only level, not chance
         table = render_metric_table(generic, chance_note=level.note, reference_label=level.label)
         headline, *layouts = self.paper_tables
         pivots = "\n\n".join(table_text(paper, rows) for paper in layouts)
