@@ -16,9 +16,11 @@ from typing import TYPE_CHECKING
 
 from heedful.errors import ConfigError, RunError
 from heedful.language.arms import OPTION, Arm, arm_of
-from heedful.metrics.arms import ArmRow, language_dependence, render_language_table
+from heedful.metrics.arms import ArmRow, ArmsView, language_dependence, render_language_table
 from heedful.metrics.rows import status_rows
 from heedful.records import Record
+from heedful.suites.base import SuiteBase
+from heedful.suites.registry import get_suite
 
 if TYPE_CHECKING:
     from heedful.runner.manifest import RunManifest
@@ -76,21 +78,30 @@ def _load(runs: Sequence[Path]) -> tuple[RunManifest, dict[str, list[Record]]]:
 def arms_table(runs: Sequence[Path], *, resamples: int = 2_000, seed: int = 0) -> tuple[str, str, list[ArmRow]]:
     """(suite, title, rows) of the language-dependence table of runs under distinct arms (one agent, one selection)."""
     manifest, by_arm = _load(runs)
-    return _table(manifest, by_arm, resamples=resamples, seed=seed)
+    _, title, rows = _table(manifest, by_arm, resamples=resamples, seed=seed)
+    return manifest.spec.suite, title, rows
+
+
+def arms_view(suite: str) -> ArmsView:
+    """How the suite's table is cut (its scoring's `arms`); the generic cut for a suite without a declared scoring."""
+    found = get_suite(suite)
+    scoring = found.scoring if isinstance(found, SuiteBase) else None
+    return scoring.arms if scoring is not None else ArmsView()
 
 
 def _table(
     manifest: RunManifest, by_arm: Mapping[str, Sequence[Record]], *, resamples: int, seed: int
-) -> tuple[str, str, list[ArmRow]]:
-    """(suite, title, rows) of the table of runs already read (`_load`)."""
+) -> tuple[ArmsView, str, list[ArmRow]]:
+    """(the suite's cut, title, rows) of the table of runs already read (`_load`)."""
     suite, agent = manifest.spec.suite, manifest.spec.agent
-    rows = language_dependence(suite, by_arm, resamples=resamples, seed=seed)
+    view = arms_view(suite)
+    rows = language_dependence(view, by_arm, resamples=resamples, seed=seed)
     from heedful.report.flags import flag_suffix
 
     arms = ", ".join(by_arm)
     dataset = manifest.spec.dataset_hash[:19]
     title = f"Language dependence | {suite} | agent {agent}{flag_suffix(manifest)} | arms {arms} | dataset {dataset}"
-    return suite, title, rows
+    return view, title, rows
 
 
 def arms_figure(job: Path, out: Path, *, resamples: int = 2_000, seed: int = 0) -> Path:
@@ -98,19 +109,19 @@ def arms_figure(job: Path, out: Path, *, resamples: int = 2_000, seed: int = 0) 
     from heedful.report.arms_plot import write_arms_figure
 
     suite, title, rows = arms_table([run for run in job_runs(job) if run.is_dir()], resamples=resamples, seed=seed)
-    write_arms_figure(suite, rows, Path(out), title.split(" | dataset")[0])
+    write_arms_figure(arms_view(suite).score, rows, Path(out), title.split(" | dataset")[0])
     return Path(out)
 
 
 def arms_text(runs: Sequence[Path], *, resamples: int = 2_000, seed: int = 0) -> str:
     """The language-dependence table of runs under distinct arms (one agent, one selection)."""
     manifest, by_arm = _load(runs)  # read once: the table and the status line share the records
-    suite, title, rows = _table(manifest, by_arm, resamples=resamples, seed=seed)
+    view, title, rows = _table(manifest, by_arm, resamples=resamples, seed=seed)
     if manifest.privileged:
         title += (
             "\n(a privileged agent reads the task, not the words: under empty and shuffled it keeps the episode's task)"
         )
-    return render_language_table(suite, rows, f"{title}\n{arm_status_line(by_arm)}")
+    return render_language_table(view, rows, f"{title}\n{arm_status_line(by_arm)}")
 
 
 def arm_status_line(by_arm: Mapping[str, Sequence[Record]]) -> str:

@@ -31,7 +31,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from heedful.cache_home import cache_home
 from heedful.errors import ConfigError, DatasetError
@@ -45,6 +45,9 @@ from heedful.suites.episode_files import (
     written_by_generate,
 )
 from heedful.suites.lazy_episodes import LazyEpisodes
+
+if TYPE_CHECKING:
+    from heedful.suites.base import Suite
 
 GENERATED = "generated:seed="
 """How a run's manifest names a default dataset (`RunSpec.dataset_source`)."""
@@ -61,7 +64,7 @@ def cache_root() -> Path | None:
     return cache_home() / "datasets"
 
 
-def cache_key(suite: Any, seed: int, config: dict[str, Any] | None) -> str:
+def cache_key(suite: Suite, seed: int, config: dict[str, Any] | None) -> str:
     """`<version>-seed<seed>-<config digest>` ("default" for the default config)."""
     if config:
         text = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
@@ -72,7 +75,7 @@ def cache_key(suite: Any, seed: int, config: dict[str, Any] | None) -> str:
 
 
 def cached_dataset(
-    suite: Any, seed: int, config: dict[str, Any] | None = None, *, announce: bool = False
+    suite: Suite, seed: int, config: dict[str, Any] | None = None, *, announce: bool = False
 ) -> tuple[Sequence[Any], Path | None]:
     """The suite's generated episodes for (seed, config) and the cache directory holding them (None: no cache).
 
@@ -160,14 +163,14 @@ INDEX_FILE = "index.json"
 """Beside a cached dataset: its episode ids and sampling units, so that a run loads only the episodes it uses."""
 
 
-def entry_identity(suite: Any, seed: int, config: dict[str, Any] | None) -> dict[str, Any]:
+def entry_identity(suite: Suite, seed: int, config: dict[str, Any] | None) -> dict[str, Any]:
     """What a cache entry must be: the suite's dataset version, the seed, the config (as JSON values) and the
     fingerprint of the code that generates it."""
     normal = json.loads(json.dumps(dict(config or {}), sort_keys=True, default=str))
     return {"suite_version": suite.version, "seed": seed, "config": normal, "generator": generator_fingerprint(suite)}
 
 
-def generator_sources(suite: Any) -> list[Path]:
+def generator_sources(suite: Suite) -> list[Path]:
     """The source files whose code can change what `suite.generate` makes: the modules of the folders that hold
     the suite's classes (the suite's package, with everything it imports from there), its simulator package
     `heedful/sims/<name>/` and heedful's seeding. Broader than the generator alone on purpose: an unneeded
@@ -187,7 +190,7 @@ def generator_sources(suite: Any) -> list[Path]:
     return sorted(files)
 
 
-def generator_fingerprint(suite: Any) -> str:
+def generator_fingerprint(suite: Suite) -> str:
     """A short hash of `generator_sources(suite)`, names and bytes; with an unreadable source, of heedful's
     version (an installed release changes its files only with its version)."""
     digest = hashlib.sha256()
@@ -226,13 +229,13 @@ def _seal(index: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
-def _units_fingerprint(suite: Any) -> str:
+def _units_fingerprint(suite: Suite) -> str:
     # the index holds `sample_units`' result: a change to that method (not to the suite version) must rebuild it
     code = type(suite).sample_units.__code__
     return hashlib.sha256(marshal.dumps(code)).hexdigest()[:16]
 
 
-def write_index(suite: Any, episodes: Sequence[Any], where: Path, identity: dict[str, Any]) -> None:
+def write_index(suite: Suite, episodes: Sequence[Any], where: Path, identity: dict[str, Any]) -> None:
     """Write `INDEX_FILE` for the dataset in `where`, sealed with a hash of its body (best effort: without it the
     dataset loads whole)."""
     index: dict[str, Any] = {
@@ -252,7 +255,7 @@ def write_index(suite: Any, episodes: Sequence[Any], where: Path, identity: dict
             staged.unlink(missing_ok=True)
 
 
-def load_indexed(suite: Any, where: Path, identity: dict[str, Any]) -> LazyEpisodes | None:
+def load_indexed(suite: Suite, where: Path, identity: dict[str, Any]) -> LazyEpisodes | None:
     """The cached dataset in `where` as a `LazyEpisodes`, or None when it has no index that matches it (its seal,
     the requested identity, the summary's content hash, this suite's `sample_units`, the file's line count).
 
@@ -299,7 +302,7 @@ def _present(where: Path) -> bool:
 
 
 def _store(
-    suite: Any, episodes: list[Any], where: Path, identity: dict[str, Any], config: dict[str, Any] | None
+    suite: Suite, episodes: list[Any], where: Path, identity: dict[str, Any], config: dict[str, Any] | None
 ) -> Path | None:
     """Write the dataset, as the entry `identity` (`entry_identity`) names, through a staging directory renamed into
     place (replacing a damaged entry); None when the cache cannot be written."""
@@ -316,7 +319,7 @@ def _store(
     return where
 
 
-def source_episodes(suite: Any, source: str, dataset: Path | None = None, *, verify: bool = True) -> list[Any]:
+def source_episodes(suite: Suite, source: str, dataset: Path | None = None, *, verify: bool = True) -> list[Any]:
     """The episodes a run's `dataset_source` names (a dataset directory, or `generated:seed=N` from the cache;
     a ` split=...` suffix is ignored), or those of `dataset` when given (the run's dataset has moved).
 

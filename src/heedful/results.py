@@ -155,7 +155,7 @@ def plot(runs: Sequence[RunLike], out: Path | str, *, resamples: int = 10_000, s
         MissingDependencyError: matplotlib is not installed (heedful[plots]).
         RunError: a path that is not a run.
     """
-    from heedful.metrics.reference import reference
+    from heedful.metrics.scoring import reference_of
     from heedful.report.labels import short_labels
     from heedful.report.plot import RunRows, figure_format, figure_title, require_matplotlib, write_figure
     from heedful.runner.manifest import read_manifest
@@ -186,7 +186,7 @@ def plot(runs: Sequence[RunLike], out: Path | str, *, resamples: int = 10_000, s
         labels = short_labels([f.manifest for f in found], dirs)
     series = [RunRows(label, f.rows) for label, f in zip(labels, found, strict=True)]
     title = figure_title(suites[0], [f.records for f in found])
-    write_figure(layout, series, out, title, reference_label=reference(suites[0]).label)
+    write_figure(layout, series, out, title, reference_label=reference_of(found[0].suite).label)
     return out
 
 

@@ -39,7 +39,6 @@ class ParityOptions(RunOptions):
 class ParitySuite(SuiteBase):
     name = "parity"
     version = "parity-v1"
-    report_clusters = ("episode",)
     accuracy = RecordMetric(
         name="accuracy",
         description="share of episodes answered with the right parity",

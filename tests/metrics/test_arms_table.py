@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from heedful.metrics.arms import language_dependence, render_language_table
+from heedful.arms_job import arms_view
+from heedful.metrics.arms import ArmsView, language_dependence, render_language_table
+from heedful.metrics.tabletop import SCORING as TABLETOP
 from heedful.records import Record, Status
+
+VIEW = TABLETOP.arms
 
 
 def _record(i: int, correct: bool, level: str = "L0", **scores: float) -> Record:
@@ -15,7 +19,7 @@ def _record(i: int, correct: bool, level: str = "L0", **scores: float) -> Record
 
 def test_a_language_blind_agent_has_no_difference_between_arms() -> None:
     same = [_record(i, i % 3 == 0) for i in range(30)]
-    rows = language_dependence("tabletop", {"given": same, "empty": same, "shuffled": same}, resamples=200)
+    rows = language_dependence(VIEW, {"given": same, "empty": same, "shuffled": same}, resamples=200)
     for row in rows:
         assert row.score == pytest.approx(10 / 30 if row.group == "all" else row.score)
         if row.arm != "given":
@@ -31,7 +35,7 @@ def test_scores_differences_and_following_rates() -> None:
         for i in range(20)
     ]
     crashed = Record(episode_id="e99", index=99, status=Status.CRASHED, keys={"level": "L0"}, error="boom")
-    rows = language_dependence("tabletop", {"other": other, "given": given, "empty": [*empty, crashed]}, resamples=500)
+    rows = language_dependence(VIEW, {"other": other, "given": given, "empty": [*empty, crashed]}, resamples=500)
     assert [r.arm for r in rows[:3]] == ["given", "empty", "other"]  # arms in their canonical order
     overall = {r.arm: r for r in rows if r.group == "all"}
     assert overall["empty"].n == 20 and overall["empty"].score == 0.25  # the crash is not scored
@@ -42,5 +46,17 @@ def test_scores_differences_and_following_rates() -> None:
     assert overall["given"].diff is None and overall["given"].followed_given is None
     by_level = {(r.group, r.arm): r for r in rows}
     assert by_level[("L1", "empty")].score == 0.0 and by_level[("L0", "empty")].score == 0.5
-    text = render_language_table("tabletop", rows, "title")
+    text = render_language_table(VIEW, rows, "title")
     assert "complete [95% CI]" in text and "followed given words" in text and "-75.0" in text
+
+
+@pytest.mark.parametrize(
+    ("suite", "want"),
+    [
+        ("decisions", ArmsView("category", "family_id", "family", "accuracy")),
+        ("tabletop", ArmsView("level", "task", "task", "complete")),
+        ("household", ArmsView("task_type", None, "episode", "success")),
+    ],
+)
+def test_each_suite_declares_how_its_table_is_cut(suite: str, want: ArmsView) -> None:
+    assert arms_view(suite) == want  # the suite's scoring says it; the metrics module names no suite

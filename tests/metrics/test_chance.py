@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 from heedful.agents.decisions import RandomValidAgent
-from heedful.metrics.chance import answer_count, common_answers, household_chance
+from heedful.metrics.chance import answer_count, common_answers
 from heedful.metrics.decisions import SPEC, family_counts, index_families
 from heedful.metrics.decisions_chance import decisions_chance
-from heedful.metrics.household import groups_of
 from heedful.records import Record, Status
 from heedful.suites.base import RolloutContext
 from heedful.suites.decisions.suite import DecisionsSuite
+from heedful.suites.household.metrics import groups_of, household_chance
 
 
 def test_answer_counts_follow_the_parsers_valid_answers() -> None:

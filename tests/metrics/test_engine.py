@@ -3,12 +3,14 @@ computed by hand from the same numbers and the same documented random stream."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from heedful.errors import ConfigError
 from heedful.metrics.engine import compare_rows, report_rows
-from heedful.metrics.scoring import MacroOver, McNemar, Scoring
+from heedful.metrics.scoring import WILSON_ONLY, MacroOver, McNemar, PerRecord, Scoring
 from heedful.metrics.spec import MetricSpec, RecordMetric
 from heedful.metrics.stats import cluster_bootstrap_ratios, paired_cluster_bootstrap_diffs, wilson_interval
 from heedful.records import Record, Status
@@ -42,6 +44,32 @@ def test_a_task_macro_gets_wilson_over_trials_only_when_tasks_hold_alike_and_no_
     assert (row.value, row.n, row.k) == (0.75, 2, None) and row.wilson_low == wilson_interval(3, 4)[0]
     (uneven,) = [r for r in report_rows(macro, even[:-1], resamples=50) if r.metric == "hit"]
     assert uneven.value == 0.75 and uneven.wilson_low is None  # (0.5 + 1.0) / 2 is no share of 3 trials
+
+
+def test_extra_scorings_follow_with_wilson_intervals_only_and_are_not_compared() -> None:
+    counted = Scoring(
+        MetricSpec(
+            (RecordMetric(name="miss", description="d", unit="episode", value=lambda r: 1.0 - r.scores["hit"]),)
+        ),
+        units=lambda records, spec, groups: replace(PerRecord()(records, spec, groups), counts=True),
+        intervals="wilson",
+    )
+    both = replace(SCORING, extra=(counted,))
+    assert both.full_spec.names == ("hit", "miss")
+    records = [rec(i, float(i % 3 > 0)) for i in range(6)]
+    rows = report_rows(both, records, resamples=50)
+    assert [row.metric for row in rows] == ["ok", "hit", "miss"]
+    miss = rows[-1]
+    assert (miss.value, miss.k, miss.n, miss.ci_low, miss.ci_high, miss.ci_method) == (
+        2 / 6,
+        2,
+        6,
+        None,
+        None,
+        WILSON_ONLY,
+    )
+    assert (miss.wilson_low, miss.wilson_high) == wilson_interval(2, 6)
+    assert [row.metric for row in compare_rows(both, records, records, resamples=50)] == ["hit", "mcnemar_hit"]
 
 
 def test_a_comparison_pairs_the_same_weights_and_tests_mcnemar() -> None:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from heedful.metrics.household import compare_household_runs
 from heedful.records import Record, Status
+from heedful.suites.household.metrics import compare_household_runs
 
 
 def record(i: int, success: bool, spl: float, task_type: str = "pnp") -> Record:

@@ -11,10 +11,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "suites" / "househo
 import household_doubles as doubles
 from household_data import small_episodes
 
-from heedful.metrics.household_error_table import error_rows, error_table
-from heedful.metrics.household_errors import ErrorMode, classify, classify_all
 from heedful.records import Record, Status
 from heedful.suites.base import RolloutContext
+from heedful.suites.household.error_modes import ErrorMode, classify, classify_all
+from heedful.suites.household.error_table import error_rows, error_table
 from heedful.suites.household.model import HouseholdEpisode
 from heedful.suites.household.suite import HouseholdSuite
 
@@ -166,7 +166,11 @@ def test_table_8_rows_and_layout() -> None:
     text = error_table(rows)
     assert "Table 8 layout" in text and "Parsing" in text and "50 (1)" in text
     assert "Perception" not in text.split("Modes by")[0]  # shown only when some failure has it
-    report = SUITE.render_report(SUITE.report(records, {"resamples": 50}), "title")
+    reported = SUITE.report(records, {"resamples": 50})
+    assert reported[-len(rows) :] == rows  # the suite's extra scoring: its rows close the report
+    units = {metric.name: metric.unit for metric in SUITE.metric_spec}
+    assert all(row.unit == units[row.metric] for row in rows)  # each row counts what the spec says it counts
+    report = SUITE.render_report(reported, "title")
     assert "Table 6" in report and "Table 9" in report and "Table 8 layout" in report
     generic = report.split("Table 6")[0]
     assert "error_parsing" not in generic  # the error rows are in Table 8 (and the JSON rows), not above

@@ -20,7 +20,7 @@ def test_rates_per_group() -> None:
         _record(2, False, "L1", switched=0.0, kept_old_task=1.0, old_done_at_switch=0.0),
         _record(3, True, "L1"),  # no switch scores: not a re-instructed record, left out
     ]
-    rows = {row.group: row for row in switch_rows("tabletop", records)}
+    rows = {row.group: row for row in switch_rows("level", records)}
     assert [rows["all"].n, rows["L0"].n, rows["L1"].n] == [3, 2, 1]
     assert rows["all"].switched == pytest.approx(2 / 3) and rows["all"].success == pytest.approx(1 / 3)
     assert rows["all"].kept_old == pytest.approx(2 / 3) and rows["L0"].old_done == 0.5

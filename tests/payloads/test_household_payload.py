@@ -10,10 +10,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "suites" / "househo
 from household_data import first
 
 from heedful.agents.household import OracleAgent
-from heedful.metrics.household_errors import ErrorMode, classify
-from heedful.payloads.household import ToolEntry, ToolFailure, read_tools
 from heedful.records import Record, Status
 from heedful.suites.base import RolloutContext
+from heedful.suites.household.error_modes import ErrorMode, classify
+from heedful.suites.household.payload import ToolEntry, ToolFailure, read_tools
 from heedful.suites.household.suite import HouseholdSuite
 
 

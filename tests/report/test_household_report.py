@@ -13,11 +13,23 @@ from household_data import first
 from household_row_house import s_hum_two_bathrooms, s_obj_human_in_view
 
 from heedful.cli.main import main
-from heedful.metrics.household import compare_household_runs, household_metrics
+from heedful.metrics.compare import ComparisonRow
+from heedful.metrics.rows import MetricRow
+from heedful.metrics.tables import listing_comparison_text, table_text
 from heedful.records import Record, Status
 from heedful.runner import RunSpec, run
-from heedful.suites.household.report_tables import comparison_summary, summary_table
+from heedful.suites.household.layouts import PAPER_TABLES
+from heedful.suites.household.metrics import compare_household_runs, household_metrics
 from heedful.suites.household.suite import HouseholdSuite
+
+
+def summary_table(rows: list[MetricRow]) -> str:
+    """The report's headline: the declared first paper table through the one renderer."""
+    return table_text(PAPER_TABLES[0], rows)
+
+
+def comparison_summary(rows: list[ComparisonRow]) -> str:
+    return listing_comparison_text(PAPER_TABLES[0], rows)
 
 
 def record(i: int, task_type: str, ambiguous: str, success: bool, spl: float) -> Record:

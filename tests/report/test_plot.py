@@ -147,14 +147,14 @@ def test_the_language_dependence_figure_has_a_bar_per_arm_and_group(tmp_path: Pa
 
     rows = [row("given", "all", 0.8), row("empty", "all", 0.1), row("other", "all", 0.2, 0.7)]
     rows += [row("given", "L0", 1.0), row("empty", "L0", 0.0), row("other", "L0", 0.0, 1.0)]
-    figure = build_arms_figure("tabletop", rows, "arms")
+    figure = build_arms_figure("complete", rows, "arms")
     (axes,) = figure.axes
     assert len(axes.patches) == 6 and [t.get_text() for t in axes.get_xticklabels()] == ["all", "L0"]
     heights = sorted(round(p.get_height(), 6) for p in axes.patches)
     assert heights == [0.0, 0.0, 10.0, 20.0, 80.0, 100.0]
     first, second = tmp_path / "a.svg", tmp_path / "b.svg"
-    write_arms_figure("tabletop", rows, first, "arms")
-    write_arms_figure("tabletop", rows, second, "arms")
+    write_arms_figure("complete", rows, first, "arms")
+    write_arms_figure("complete", rows, second, "arms")
     assert first.read_bytes() == second.read_bytes() and first.read_bytes().startswith(MAGIC["svg"])
     with pytest.raises(ConfigError, match="no scored episode"):
-        build_arms_figure("tabletop", [ArmRow("given", "all", 0, None, (None, None), 0, None, (None, None))], "x")
+        build_arms_figure("complete", [ArmRow("given", "all", 0, None, (None, None), 0, None, (None, None))], "x")

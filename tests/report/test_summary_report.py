@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from heedful.cli import main
+from heedful.metrics.reference import Reference
 from heedful.report.labels import differences_line, short_labels
 from heedful.runner.manifest import read_manifest
 
@@ -68,8 +69,14 @@ def test_a_label_leaves_out_where_the_outputs_went() -> None:
 
 
 def test_each_suites_reference_level_is_named_for_what_it_is() -> None:
-    from heedful.metrics.reference import reference
+    from heedful.metrics.reference import GENERIC
+    from heedful.metrics.scoring import reference_of
+    from heedful.suites.registry import get_suite
+
+    def reference(name: str) -> Reference:
+        return reference_of(get_suite(name))  # declared with the suite's scoring
 
     assert reference("decisions").label == "chance"
     assert reference("tabletop").label == "blind draw" and "not chance" in reference("tabletop").note
     assert reference("household").label == "words-only" and "not chance" in reference("household").note
+    assert reference_of(object()) == GENERIC  # a suite without a declared scoring

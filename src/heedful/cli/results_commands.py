@@ -103,13 +103,16 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def _switch_text(run: Path) -> str | None:
+    from heedful.arms_job import arms_view
     from heedful.language.reinstruct import OPTION
     from heedful.metrics.reinstruct import render_switch_table, switch_rows
     from heedful.runner import load_run
 
     manifest, records = load_run(run)
     rule = manifest.spec.options.get(OPTION)
-    return None if rule is None else render_switch_table(switch_rows(manifest.spec.suite, records), str(rule))
+    if rule is None:
+        return None
+    return render_switch_table(switch_rows(arms_view(manifest.spec.suite).group_key, records), str(rule))
 
 
 def _arms_report(job: Path, seed: int, max_errors: Any) -> int:

@@ -24,13 +24,23 @@ from heedful.language.arms import ARMS, FOLLOWED_GIVEN, FOLLOWED_SCENE
 from heedful.metrics.stats import paired_cluster_bootstrap_diff, wilson_interval
 from heedful.records import Record
 
-GROUP_KEY = {"decisions": "category", "tabletop": "level", "household": "task_type"}
-"""The record key each built-in suite's table is broken down by (another suite: `all` only)."""
-CLUSTER_KEY = {"decisions": "family_id", "tabletop": "task"}
-"""What the paired bootstrap resamples (another suite: episodes)."""
-SCORE_NAME = {"decisions": "accuracy", "tabletop": "complete", "household": "success"}
-
 Interval = tuple[float | None, float | None]
+
+
+@dataclass(frozen=True)
+class ArmsView:
+    """How a suite's language-dependence table is cut, declared with its scoring (`Scoring.arms`); the defaults
+    (another suite's): `all` only, episodes resampled, the score called `correct`."""
+
+    group_key: str | None = None
+    """The record key the table is broken down by (decisions: category, tabletop: level, household: task type)."""
+    cluster_key: str | None = None
+    """The record key whose values the paired bootstrap resamples (decisions: family_id, tabletop: task); None:
+    episodes."""
+    cluster_label: str = "episode"
+    """What the table's note calls those clusters."""
+    score: str = "correct"
+    """The name of the main score (the share of scored records that are `correct`)."""
 
 
 @dataclass(frozen=True)
@@ -76,17 +86,17 @@ def in_group(record: Record, key: str | None, group: str) -> bool:
 
 
 def language_dependence(
-    suite: str, runs: Mapping[str, Sequence[Record]], *, resamples: int = 2_000, seed: int = 0
+    view: ArmsView, runs: Mapping[str, Sequence[Record]], *, resamples: int = 2_000, seed: int = 0
 ) -> list[ArmRow]:
     """The table's rows, arms in `ARMS` order (then any other label), groups `all` first.
 
     Args:
-        suite: The suite's name (chooses the group key and the bootstrap cluster).
+        view: The suite's cut of the table (its group key and bootstrap cluster).
         runs: Arm -> the records of that arm's run (one selection of one dataset, one agent).
         resamples: Bootstrap replicates of each paired difference.
         seed: Seed of the bootstrap.
     """
-    key, cluster = GROUP_KEY.get(suite), CLUSTER_KEY.get(suite)
+    key, cluster = view.group_key, view.cluster_key
     known: tuple[str, ...] = ARMS
     order = sorted(runs, key=lambda arm: (known.index(arm) if arm in known else len(known), arm))
     scored = {arm: [r for r in runs[arm] if r.status.scored] for arm in order}
@@ -137,9 +147,9 @@ def interval_text(interval: Interval) -> str:
     return "" if low is None or high is None else f" [{100 * low:.1f}, {100 * high:.1f}]"
 
 
-def render_language_table(suite: str, rows: Sequence[ArmRow], title: str) -> str:
+def render_language_table(view: ArmsView, rows: Sequence[ArmRow], title: str) -> str:
     """The table as terminal text (values in %)."""
-    score = SCORE_NAME.get(suite, "correct")
+    score = view.score
     header = (
         f"{'group':<14} {'arm':<9} {'n':>5}  {score + ' [95% CI]':<22} {'vs given [95% CI]':<34} "
         f"{'followed given words':<22} {'followed scene':<22}"
@@ -147,7 +157,7 @@ def render_language_table(suite: str, rows: Sequence[ArmRow], title: str) -> str
     lines = [
         title,
         "values in %; score: Wilson interval (episodes as independent); vs given: paired difference on the episodes "
-        f"scored in both, {_cluster_note(suite)} bootstrap; followed: under --instruction other, the share of "
+        f"scored in both, {view.cluster_label} bootstrap; followed: under --instruction other, the share of "
         "episodes that met the shown words' task / the scene's own task (Wilson)",
         "",
         header,
@@ -162,8 +172,3 @@ def render_language_table(suite: str, rows: Sequence[ArmRow], title: str) -> str
             f"{row.group:<14} {row.arm:<9} {row.n:>5}  {score:<22} {diff:<34} {given:<22} {scene:<22}".rstrip()
         )
     return "\n".join(lines)
-
-
-def _cluster_note(suite: str) -> str:
-    cluster = CLUSTER_KEY.get(suite)
-    return {"family_id": "family", "task": "task"}.get(cluster or "", "episode")

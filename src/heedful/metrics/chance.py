@@ -9,7 +9,7 @@
   rooms they fit (`candidate_rooms`) uniformly, never revising, and does everything else perfectly:
   1 / |fitting rooms| for S_obj and S_hum, 1 for PnP and clear tasks (the words leave nothing to guess). It is
   what ignoring the human's actions can count on without searching, an upper bound for an agent that also
-  fails at other things; SPL has no such level.
+  fails at other things; SPL has no such level (`heedful.suites.household.metrics.household_chance`).
 - tabletop: the blind branch draw, see `heedful.suites.tabletop.chance` (rows `chance S / L` of Table 1).
 
 Records made before records kept their inputs (the candidate ids) give no decisions chance: the column
@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from heedful.metrics.rows import MetricRow
-from heedful.records import Record
 
 Chance = dict[tuple[str, str], float]
 """(group, metric) -> chance level."""
@@ -70,17 +69,3 @@ def grouped_means(
                 num[(group, metric)] += expected
                 den[(group, metric)] += units
     return {key: num[key] / den[key] for key in num if den[key]}
-
-
-def household_chance(records: Sequence[Record], groups_of: Callable[[Record], list[str]]) -> Chance:
-    """Chance success per household group, over the scored records (as the success rate counts them)."""
-    items = []
-    for r in records:
-        if not r.status.scored or not isinstance(r.gold, dict):
-            continue
-        rooms = r.gold.get("candidate_rooms") or []
-        if r.keys.get("task_type") != "pnp" and not rooms:
-            continue  # no fitting rooms recorded: no level to give
-        p = 1.0 if r.keys.get("task_type") == "pnp" else 1.0 / len(rooms)
-        items.append((groups_of(r), {"success": (p, 1)}))
-    return grouped_means(items)

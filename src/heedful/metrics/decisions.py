@@ -22,9 +22,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from heedful.errors import RunError
+from heedful.metrics.arms import ArmsView
 from heedful.metrics.compare import MCNEMAR_METRIC, ComparisonRow
 from heedful.metrics.engine import compare_rows, report_rows
 from heedful.metrics.groups import ALL, group_name, keyed
+from heedful.metrics.reference import Reference
 from heedful.metrics.rows import MetricRow
 from heedful.metrics.scoring import GroupsOf, McNemar, Scoring, Units
 from heedful.metrics.spec import Metric, MetricSpec
@@ -206,6 +208,10 @@ SCORING = Scoring(
     clusters=("family", "anchor"),
     mcnemar=McNemar(
         "accuracy", lambda record: record.correct is True, "instance", ci_method="exact McNemar", metric=MCNEMAR_METRIC
+    ),
+    arms=ArmsView(group_key="category", cluster_key="family_id", cluster_label="family", score="accuracy"),
+    reference=Reference(
+        "chance", "the exact expected score of a uniformly random valid answer (what random-valid draws), not sampled"
     ),
 )
 """How the decisions report and comparison are computed (heedful.metrics.engine): counts per family, a bootstrap

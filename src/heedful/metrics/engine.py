@@ -5,8 +5,9 @@ sampling units (one record, a task's trials, a family's instances) and which clu
 resample. This module derives the rest, the same way for every suite:
 
 - a row per metric and group: value = sum(num) / sum(den) over the group's units; a percentile cluster bootstrap
-  whose draws come from `derive_rng(seed, *report_stream, group)`; a Wilson interval over the units counted (count
-  metrics) or over the records of a 0/1 metric (where every unit holds as many records);
+  whose draws come from `derive_rng(seed, *report_stream, group)` (none where the scoring declares Wilson intervals
+  only); a Wilson interval over the units counted (count metrics) or over the records of a 0/1 metric (where every
+  unit holds as many records); then the rows of the scoring's extra scorings (household's error modes);
 - a comparison row per compared metric and group: A, B, A - B and the paired bootstrap interval (the same cluster
   weights for both runs), then the exact McNemar row of the suite's binary outcome.
 """
@@ -23,7 +24,7 @@ import numpy as np
 from heedful.errors import ConfigError
 from heedful.metrics.compare import MCNEMAR_PREFIX, ComparisonRow, matched_scored
 from heedful.metrics.rows import MetricRow, status_rows
-from heedful.metrics.scoring import CLUSTER, Scoring, Units
+from heedful.metrics.scoring import CLUSTER, WILSON_ONLY, Scoring, Units
 from heedful.metrics.spec import MetricSpec, RecordMetric
 from heedful.metrics.stats import (
     cluster_bootstrap_ratios,
@@ -44,7 +45,30 @@ def report_rows(
     cluster: str | None = None,
     spec: MetricSpec | None = None,
 ) -> list[MetricRow]:
-    """Status rows, then one row per metric of the spec (`spec` or the scoring's) for every group, in order.
+    """Status rows, then one row per metric of the spec (`spec` or the scoring's) for every group, in order, then
+    the rows of the scoring's extra scorings.
+
+    Raises:
+        ConfigError: If `cluster` is not one the scoring declares.
+        RunError: If a record lacks the keys the scoring groups by.
+    """
+    rows = status_rows(records, unit=scoring.record_unit)
+    rows += metric_rows(scoring, records, resamples=resamples, seed=seed, cluster=cluster, spec=spec)
+    for extra in scoring.extra:
+        rows += metric_rows(extra, records, resamples=resamples, seed=seed)
+    return rows
+
+
+def metric_rows(
+    scoring: Scoring,
+    records: Sequence[Record],
+    *,
+    resamples: int = 10_000,
+    seed: int = 0,
+    cluster: str | None = None,
+    spec: MetricSpec | None = None,
+) -> list[MetricRow]:
+    """One row per metric of the spec (`spec` or the scoring's) for every group, in order (no status rows).
 
     Raises:
         ConfigError: If `cluster` is not one the scoring declares.
@@ -53,12 +77,15 @@ def report_rows(
     scoring = scoring if spec is None else replace(scoring, spec=spec)
     cluster = _cluster(scoring, cluster)
     units = scoring.units_of(records)
-    rows = status_rows(records, unit=scoring.record_unit)
+    rows = []
     for group in scoring.order(units.group_names()):
         num, den = units.cluster_sums(group, cluster)
-        rng = derive_rng(seed, *_stream(scoring.report_stream, cluster), group)
-        intervals = cluster_bootstrap_ratios(num, den, resamples=resamples, rng=rng)
         members = units.members(group)
+        if scoring.intervals == "wilson":
+            intervals = [(math.nan, math.nan)] * len(units.metrics)
+        else:
+            rng = derive_rng(seed, *_stream(scoring.report_stream, cluster), group)
+            intervals = cluster_bootstrap_ratios(num, den, resamples=resamples, rng=rng)
         for j, metric in enumerate(units.metrics):
             low, high = intervals[j]
             row = MetricRow(
@@ -69,7 +96,7 @@ def report_rows(
                 ci_high=_finite(high),
                 n=0,
                 unit=metric.unit,
-                ci_method=f"{cluster} bootstrap",
+                ci_method=WILSON_ONLY if scoring.intervals == "wilson" else f"{cluster} bootstrap",
             )
             rows.append(_estimate(row, units, j, num, den, members))
     return rows

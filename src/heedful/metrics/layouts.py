@@ -4,7 +4,8 @@ A layout names groups and metrics only: every number it shows is a `MetricRow` o
 chance, n), looked up by (group, metric), never recomputed. `heedful report --format markdown|latex` renders the
 tables (heedful.report.formats, heedful.report.latex) and `heedful plot` draws the figure (heedful.report.plot).
 A line or a bar whose group the run does not hold is left out. A table is declared once: Markdown and LaTeX print it
-one line per group with intervals, the terminal (its `pivot`) as a grid of point values (heedful.metrics.tables).
+one line per group with intervals, the terminal as its `pivot` (a grid of point values) or its `listing` (a headline
+line by line) declares (heedful.metrics.tables).
 """
 
 from __future__ import annotations
@@ -67,6 +68,25 @@ class Pivot:
 
 
 @dataclass(frozen=True)
+class Listing:
+    """How the terminal shows a paper table line by line as a headline (household's SR and SPL): one label column,
+    a line's later labels indented under its first; each estimate as its value in % and its 95% interval in two
+    columns; the title, then the notes. Unlike a pivot, it prints when the rows fill no line (saying so). A comparison
+    of two runs shows each estimate as A, B, A - B and its paired interval (heedful.metrics.tables)."""
+
+    title: str
+    """`{method}` stands for the interval methods of the table's rows."""
+    notes: tuple[str, ...] = ()
+    compare_title: str = ""
+    """The title of `heedful compare`'s view (A, B, A - B and its paired interval per estimate); empty: none."""
+    compare_notes: tuple[str, ...] = ()
+    mcnemar: str = ""
+    """The metric whose exact McNemar p the comparison's last column shows."""
+    label: str = "group"
+    empty: str = "(no scored episodes)"
+
+
+@dataclass(frozen=True)
 class PaperTable:
     """A table in a paper's layout: one line per group, label columns first, then one column per `Column`."""
 
@@ -76,12 +96,19 @@ class PaperTable:
     lines: tuple[tuple[tuple[str, ...], str | MeanOf], ...]
     """(labels, one per label column; the group whose rows fill the line, or the groups it averages)."""
     pivot: Pivot | None = None
-    """The terminal's view of this table; None: the terminal prints it line by line (heedful.metrics.tables)."""
+    """The terminal's view of this table; None: its `listing`, else line by line (heedful.metrics.tables)."""
+    listing: Listing | None = None
+    """The terminal's view of a headline table printed line by line (where it declares no pivot)."""
+
+    @property
+    def metrics(self) -> set[str]:
+        """The metrics whose rows the table shows."""
+        return {column.metric for column in self.columns}
 
     def present(self, rows: Sequence[MetricRow]) -> list[tuple[tuple[str, ...], dict[str, MetricRow]]]:
         """The lines whose group the rows hold, each with its rows by metric."""
         by_group = rows_by_group(rows)
-        wanted = {column.metric for column in self.columns}
+        wanted = self.metrics
         out = []
         for labels, source in self.lines:
             found = line_rows(source, by_group, wanted)

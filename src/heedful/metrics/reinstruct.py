@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 from heedful.language.reinstruct import KEPT_OLD, OLD_DONE, SWITCHED
 from heedful.metrics.arms import (
-    GROUP_KEY,
     Interval,
     arm_groups,
     in_group,
@@ -38,9 +37,9 @@ class SwitchRow:
     old_done: float | None
 
 
-def switch_rows(suite: str, records: Sequence[Record]) -> list[SwitchRow]:
-    """The table's rows, `all` first (records without switch scores are left out)."""
-    key = GROUP_KEY.get(suite)
+def switch_rows(key: str | None, records: Sequence[Record]) -> list[SwitchRow]:
+    """The table's rows, `all` first, then one per value of the record key `key` (the suite's `ArmsView.group_key`);
+    records without switch scores are left out."""
     scored = [r for r in records if r.status.scored and SWITCHED in r.scores]
     rows = []
     for group in arm_groups(scored, key):

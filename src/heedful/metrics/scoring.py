@@ -11,17 +11,21 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import cast
+from dataclasses import dataclass, field
+from typing import Literal, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
 from heedful.errors import RunError
+from heedful.metrics.arms import ArmsView
 from heedful.metrics.groups import ALL
+from heedful.metrics.reference import GENERIC, Reference
 from heedful.metrics.spec import Metric, MetricSpec, RecordMetric
 from heedful.records import Record
 
+WILSON_ONLY = "Wilson only"
+"""The `ci_method` of rows without a bootstrap interval (a scoring with `intervals="wilson"`)."""
 CLUSTER = "{cluster}"
 """In a bootstrap stream's name, the place of the cluster the report resamples (decisions: family or anchor)."""
 
@@ -186,6 +190,22 @@ class Scoring:
     keys: tuple[str, ...] = ()
     """The record keys `groups` and `units` read: a record without one is refused, naming `suite`."""
     suite: str = ""
+    intervals: Literal["bootstrap", "wilson"] = "bootstrap"
+    """"wilson": count rows with their Wilson interval only, no bootstrap (`ci_method` WILSON_ONLY)."""
+    extra: tuple[Scoring, ...] = ()
+    """Scorings whose rows follow this one's in the report (household's Table 8 error modes); never compared."""
+    arms: ArmsView = field(default_factory=ArmsView)
+    """How the language-dependence table of the suite's `--arms` jobs is cut (heedful.metrics.arms)."""
+    reference: Reference = GENERIC
+    """What the rows' `chance` level is, named for what it is (heedful.metrics.reference)."""
+
+    @property
+    def full_spec(self) -> MetricSpec:
+        """Every metric the report holds: this scoring's, then its extra scorings'."""
+        spec = self.spec
+        for extra in self.extra:
+            spec = spec + extra.full_spec
+        return spec
 
     def units_of(self, records: Sequence[Record]) -> Units:
         """The records cut into units for the spec's metrics.
@@ -200,3 +220,9 @@ class Scoring:
                     f"record {record.episode_id!r} lacks the {self.suite} keys {missing}; use a {self.suite} run"
                 )
         return self.units(records, self.spec, self.groups)
+
+
+def reference_of(suite: object) -> Reference:
+    """The reference level a suite's scoring declares; the generic one for a suite that declares no scoring."""
+    scoring = getattr(suite, "scoring", None)
+    return scoring.reference if isinstance(scoring, Scoring) else GENERIC

@@ -1,7 +1,8 @@
 """The terminal view of a suite's paper tables, from the one declaration Markdown and LaTeX print too.
 
 A table with a `Pivot` prints as a grid of point values in % (tabletop's Table 1, household's Table 6 and Table 9);
-one without prints line by line with its intervals, as Markdown does. Cells without a row print `-`.
+one with a `Listing` as a headline, line by line with values and intervals in columns of their own (household's SR
+and SPL); any other line by line with its intervals, as Markdown does. Cells without a row print `-`.
 """
 
 from __future__ import annotations
@@ -9,17 +10,123 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from heedful.metrics.layouts import Column, MeanOf, PaperTable, Pivot, line_rows, rows_by_group
-from heedful.metrics.render import MISSING, count_text, interval_text
-from heedful.metrics.rows import MetricRow
+from heedful.errors import ConfigError
+from heedful.metrics.compare import MCNEMAR_PREFIX, ComparisonRow
+from heedful.metrics.layouts import Column, Listing, MeanOf, PaperTable, Pivot, line_rows, rows_by_group
+from heedful.metrics.render import (
+    MISSING,
+    column_widths,
+    count_text,
+    format_cells,
+    interval_text,
+    p_value_text,
+    percent,
+    points,
+)
+from heedful.metrics.rows import MetricRow, collapsed
 
 CELL = 6
 """The narrowest column of a pivot (a value like `100.0`)."""
 
 
 def table_text(table: PaperTable, rows: Sequence[MetricRow]) -> str:
-    """The table as the terminal prints it: its pivot where it declares one, else line by line."""
-    return pivot_text(table, table.pivot, rows) if table.pivot is not None else lines_text(table, rows)
+    """The table as the terminal prints it: its pivot or its listing where it declares one, else line by line."""
+    if table.pivot is not None:
+        return pivot_text(table, table.pivot, rows)
+    if table.listing is not None:
+        return listing_text(table, table.listing, rows)
+    return lines_text(table, rows)
+
+
+def listing_text(table: PaperTable, listing: Listing, rows: Sequence[MetricRow]) -> str:
+    """The listing of `table`: a label column, then per column its value in % (an estimate: and its interval)."""
+    header = [listing.label]
+    for column in table.columns:
+        header += [column.label, "95% CI"] if column.show == "estimate" else [column.label]
+    body = [[_listed_label(labels), *_listed_cells(table.columns, found)] for labels, found in table.present(rows)]
+    methods = {row.ci_method for row in rows if row.metric in table.metrics}
+    return _listed(listing, listing.title, listing.notes, methods, header, body)
+
+
+def listing_comparison_text(table: PaperTable, rows: Sequence[ComparisonRow]) -> str:
+    """`heedful compare`'s view of a table with a listing: per estimate A, B, A - B and its paired 95% interval, then
+    the exact McNemar p of the listing's metric.
+
+    Raises:
+        ConfigError: If the table declares no listing with a comparison title.
+    """
+    listing = table.listing
+    if listing is None or not listing.compare_title:
+        raise ConfigError(f"the table {table.title!r} declares no comparison listing")
+    header = [listing.label]
+    for column in table.columns:
+        if column.show == "n":
+            header.append(column.label)
+        elif column.show in ("estimate", "value"):
+            header += [f"{column.label} A", f"{column.label} B", "A - B", "95% CI"]
+    header.append("McNemar p")
+    by_group: dict[str, dict[str, ComparisonRow]] = {}
+    for row in rows:
+        by_group.setdefault(row.group, {})[row.metric] = row
+    body = []
+    for labels, source in table.lines:
+        found = by_group.get(source, {}) if isinstance(source, str) else {}
+        if table.metrics & set(found):
+            test = found.get(MCNEMAR_PREFIX + listing.mcnemar)
+            cells = [_listed_label(labels), *_compared_cells(table.columns, found)]
+            body.append([*cells, p_value_text(test.p_value) if test is not None else MISSING])
+    methods = {row.ci_method for row in rows if row.metric in table.metrics}
+    return _listed(listing, listing.compare_title, listing.compare_notes, methods, header, body)
+
+
+def _listed(
+    listing: Listing, title: str, notes: Sequence[str], methods: set[str], header: list[str], body: list[list[str]]
+) -> str:
+    head = "\n".join([title.format(method=", ".join(sorted(methods - {""})) or MISSING), *notes])
+    if not body:
+        return f"{head}\n  {listing.empty}"
+    widths = column_widths([header, *body])
+    return "\n".join([head, format_cells(header, widths), *(format_cells(cells, widths) for cells in body)])
+
+
+def _compared_cells(columns: Sequence[Column], found: dict[str, ComparisonRow]) -> list[str]:
+    cells = []
+    for column in columns:
+        row = found.get(column.metric)
+        if column.show == "n":
+            cells.append(MISSING if row is None else str(row.n))
+        elif column.show in ("estimate", "value"):
+            if row is None:
+                cells += [MISSING] * 4
+                continue
+            ci = interval_text(row.ci_low, row.ci_high, signed=True)
+            cells += [
+                percent(row.a),
+                percent(row.b),
+                points(row.diff),
+                ci + ("*" if collapsed(row.ci_low, row.ci_high) else ""),
+            ]
+    return cells
+
+
+def _listed_label(labels: Sequence[str]) -> str:
+    """The first label, or the later ones indented (`S_obj`, `clear` prints as `  clear` under it)."""
+    named = [label for label in labels if label]
+    return "  " + " / ".join(named[1:]) if len(named) > 1 else "".join(named)
+
+
+def _listed_cells(columns: Sequence[Column], found: dict[str, MetricRow]) -> list[str]:
+    cells = []
+    for column in columns:
+        row = found.get(column.metric)
+        if column.show == "estimate":
+            ci = MISSING if row is None else interval_text(row.ci_low, row.ci_high) + ("*" if row.collapsed else "")
+            cells += [MISSING if row is None else percent(row.value), ci]
+        elif column.show == "n":
+            cells.append(MISSING if row is None else str(row.n))
+        else:
+            cells.append(MISSING if row is None else percent(row.chance if column.show == "chance" else row.value))
+    return cells
 
 
 def pivot_text(table: PaperTable, pivot: Pivot, rows: Sequence[MetricRow]) -> str:

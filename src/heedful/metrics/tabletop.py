@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from heedful.metrics.arms import ArmsView
 from heedful.metrics.compare import ComparisonRow
 from heedful.metrics.engine import compare_rows, report_rows
 from heedful.metrics.groups import ALL, group_name
+from heedful.metrics.reference import Reference
 from heedful.metrics.rows import MetricRow
 from heedful.metrics.scoring import MacroOver, McNemar, Scoring
 from heedful.metrics.spec import MetricSpec, RecordMetric
@@ -111,6 +113,12 @@ SCORING = Scoring(
     record_unit="trial",
     keys=_REQUIRED,
     suite="tabletop",
+    arms=ArmsView(group_key="level", cluster_key="task", cluster_label="task", score="complete"),
+    reference=Reference(
+        "blind draw",
+        "the exact expected score of the blind branch draw: a training branch chosen without the language (a "
+        "strong baseline, not chance)",
+    ),
 )
 """How the tabletop report and comparison are computed (heedful.metrics.engine): each task's trials averaged
 first, then a bootstrap over tasks; McNemar on trial completion."""

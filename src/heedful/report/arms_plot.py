@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from heedful.errors import ConfigError
-from heedful.metrics.arms import SCORE_NAME, ArmRow
+from heedful.metrics.arms import ArmRow
 from heedful.report.plot import FIGURE_METADATA, FIGURE_RC, PALETTE, figure_format, require_matplotlib
 
 
-def write_arms_figure(suite: str, rows: Sequence[ArmRow], out: Path, title: str) -> None:
+def write_arms_figure(score: str, rows: Sequence[ArmRow], out: Path, title: str) -> None:
     """Draw the figure of `rows` and write it to `out` (.pdf, .svg or .png).
 
     Raises:
@@ -25,12 +25,12 @@ def write_arms_figure(suite: str, rows: Sequence[ArmRow], out: Path, title: str)
     fmt = figure_format(out)
     matplotlib = require_matplotlib()
     with matplotlib.rc_context(FIGURE_RC):
-        figure = build_arms_figure(suite, rows, title)
+        figure = build_arms_figure(score, rows, title)
         out.parent.mkdir(parents=True, exist_ok=True)
         figure.savefig(out, format=fmt, metadata=FIGURE_METADATA[fmt], dpi=200)
 
 
-def build_arms_figure(suite: str, rows: Sequence[ArmRow], title: str) -> Any:
+def build_arms_figure(score: str, rows: Sequence[ArmRow], title: str) -> Any:
     """The matplotlib Figure (on an Agg canvas)."""
     require_matplotlib()
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -67,7 +67,7 @@ def build_arms_figure(suite: str, rows: Sequence[ArmRow], title: str) -> Any:
     axes.set_xticks(range(len(groups)), groups)
     axes.set_ylim(-2, 109)
     axes.set_yticks([0, 25, 50, 75, 100])
-    axes.set_ylabel(f"{SCORE_NAME.get(suite, 'correct')} (%)")
+    axes.set_ylabel(f"{score} (%)")
     axes.grid(axis="y", linewidth=0.4, alpha=0.5)
     axes.set_axisbelow(True)
     axes.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=7, frameon=False)

@@ -1,10 +1,10 @@
 """`heedful report RUN`: a report that leads with the answer (every block: `heedful report RUN --full`).
 
-In order: the title and what the intervals are; the status line; the suite's headline table (tabletop: the
-paper's Table 1 layout, scenes x levels; decisions: the category table; household: SPL and SR per task type and
-clarity); the overall row with its reference level, interval, Wilson interval and k/n; then one line per group
-of a single grouping (a level, a category, a split), values only; then where the rest is. The blocks of the
-groups that cross two groupings (`S1 / L0`) and every interval of every group print only under `--full`.
+In order: the title and what the intervals are; the status line; the suite's headline table, its first paper
+table (tabletop: the paper's Table 1 layout, scenes x levels; decisions: the category table; household: SPL and SR
+per task type and clarity); the overall row with its reference level, interval, Wilson interval and k/n; then one
+line per group of a single grouping (a level, a category, a split), values only; then where the rest is. The blocks
+of the groups that cross two groupings (`S1 / L0`) and every interval of every group print only under `--full`.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from heedful.metrics.reference import reference
 from heedful.metrics.render import COLLAPSED_NOTE, MISSING, render_metric_table
 from heedful.metrics.rows import STATUS_GROUP, MetricRow
+from heedful.metrics.scoring import reference_of
 from heedful.metrics.tables import aligned, table_text
 
 if TYPE_CHECKING:
@@ -28,8 +28,9 @@ MAX_COLUMNS = 6
 
 def summary_report(suite: Suite, rows: Sequence[MetricRow], title: str, run: str) -> str:
     """The short report of a run (see the module docstring); `rows` carry no usage rows."""
-    level = reference(str(getattr(suite, "name", "")))
-    measured = [row for row in rows if row.group != STATUS_GROUP and not _reference_group(row.group)]
+    level = reference_of(suite)
+    prefixes = _reference_prefixes(suite)
+    measured = [row for row in rows if row.group != STATUS_GROUP and not row.group.startswith(prefixes)]
     status = [row for row in rows if row.group == STATUS_GROUP]
     overall = [row for row in measured if row.group == OVERALL]
     top = render_metric_table(status + overall, title=title, chance_note=level.note, reference_label=level.label)
@@ -54,21 +55,18 @@ def _headline_metrics(suite: Suite, overall: Sequence[str]) -> list[str]:
     return list(overall)[:MAX_COLUMNS]
 
 
-def _reference_group(group: str) -> bool:
-    from heedful.metrics.tabletop import CHANCE_PREFIX
-
-    return group.startswith(CHANCE_PREFIX)
+def _reference_prefixes(suite: Suite) -> tuple[str, ...]:
+    """The group prefixes of reference-level rows, as the suite's paper tables declare them (tabletop's `chance `):
+    those rows are shown beside the measured ones in the headline, not as groups of their own."""
+    tables = tuple(getattr(suite, "paper_tables", ()))
+    return tuple(table.pivot.reference for table in tables if table.pivot is not None and table.pivot.reference)
 
 
 def _headline(suite: Suite, rows: Sequence[MetricRow]) -> str:
-    """Household leads with SR and SPL side by side; the others with their first paper table the rows fill (tabletop:
-    Table 1's pivot)."""
-    if str(getattr(suite, "name", "")) == "household":
-        from heedful.suites.household.report_tables import summary_table
-
-        return summary_table(rows)
+    """The suite's first paper table the rows fill (tabletop: Table 1's pivot), or that declares a listing
+    (household's SR and SPL, which says when no line is filled)."""
     for table in tuple(getattr(suite, "paper_tables", ())):
-        if table.present(rows):
+        if table.present(rows) or table.listing is not None:
             return table_text(table, rows)
     return ""
 

@@ -71,7 +71,8 @@ class Suite(Protocol):
 
     @property
     def report_clusters(self) -> tuple[str, ...]:
-        """The units a report's bootstrap may resample (`heedful report --cluster`), the default first."""
+        """The units a report's bootstrap may resample (`heedful report --cluster`), the default first (`SuiteBase`:
+        its scoring's clusters)."""
         ...
 
     @property
@@ -271,7 +272,12 @@ class SuiteBase:
 
     @property
     def metric_spec(self) -> MetricSpec:
-        return self.scoring.spec if self.scoring is not None else MetricSpec()
+        return self.scoring.full_spec if self.scoring is not None else MetricSpec()
+
+    @property
+    def report_clusters(self) -> tuple[str, ...]:
+        """The scoring's clusters; a suite that writes its own report declares its own (default: episodes)."""
+        return self.scoring.clusters if self.scoring is not None else ("episode",)
 
     def report(self, records: Sequence[Record], options: dict[str, Any]) -> list[MetricRow]:
         """The rows of the declared scoring (heedful.metrics.engine)."""

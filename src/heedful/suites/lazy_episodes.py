@@ -10,10 +10,16 @@ it is first read, so a run's work beyond that fixed part grows with the episodes
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, Protocol, overload
 
 if TYPE_CHECKING:
     from heedful.sampling import Unit
+
+
+class Sampled(Protocol):
+    """What `sample_units` asks of a suite (not `suites.base.Suite`, which imports this module)."""
+
+    def sample_units(self, episodes: Sequence[Any]) -> list[Unit]: ...
 
 
 class LazyEpisodes(Sequence[Any]):
@@ -76,9 +82,8 @@ def episode_ids(episodes: Sequence[Any]) -> Sequence[str]:
     return [episode.episode_id for episode in episodes]
 
 
-def sample_units(suite: Any, episodes: Sequence[Any]) -> list[Unit]:
+def sample_units(suite: Sampled, episodes: Sequence[Any]) -> list[Unit]:
     """`suite.sample_units(episodes)`, read from the index of a lazy dataset instead of parsing it."""
     if isinstance(episodes, LazyEpisodes):
         return [(stratum, list(positions)) for stratum, positions in episodes.units]
-    units: list[Unit] = suite.sample_units(episodes)
-    return units
+    return suite.sample_units(episodes)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from household_data import first, small_episodes
 
-from heedful.metrics.household import spl
 from heedful.sims.household.sim import ObjectState
+from heedful.suites.household.metrics import spl
 from heedful.suites.household.runtime import TaskEnv
 from heedful.suites.household.scoring import CLEAR_FOLLOW_LIMIT, goal_reached, score
 

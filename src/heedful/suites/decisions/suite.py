@@ -28,7 +28,6 @@ class DecisionsSuite(SuiteBase):
 
     name = "decisions"
     version = "decisions-v4"
-    report_clusters = ("family", "anchor")
     run_options = DecisionsRunOptions
     splits = ("all", "train", "val", "test")
     agent_kinds = ("decision",)
@@ -256,5 +255,5 @@ class DecisionsSuite(SuiteBase):
         """The metric table with a chance column: the exact score of a uniformly random valid answer."""
         from heedful.metrics.render import render_metric_table
 
-        note = "the exact expected score of a uniformly random valid answer (what random-valid draws), not sampled"
-        return render_metric_table(rows, title=title, chance_note=note)
+        level = self.scoring.reference  # chance: a uniformly random valid answer
+        return render_metric_table(rows, title=title, chance_note=level.note, reference_label=level.label)

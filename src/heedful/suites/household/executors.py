@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 
-from heedful.payloads.household import ToolFailure
 from heedful.sims.household.fields import Field, cached_field, disk
 from heedful.sims.household.grid import Grid
 from heedful.sims.household.house import room_viewpoint
@@ -27,6 +26,7 @@ from heedful.sims.household.model import HouseSpec, ReceptacleSpec, Rect
 from heedful.sims.household.navigate import Pursuit, act, at_goal, navigate, turn_towards
 from heedful.sims.household.sim import StepLimitError
 from heedful.sims.household.vision import HEADINGS
+from heedful.suites.household.payload import ToolFailure
 from heedful.suites.household.runtime import TaskEnv, ToolOutcome
 from heedful.suites.household.tools import ToolCall, check_available
 

@@ -1,10 +1,11 @@
-"""The household suite's paper tables (SR and SPL per task type and clarity; Table 6; Table 9) and figure."""
+"""The household suite's paper tables (SR and SPL per task type and clarity, the report's headline; Table 6; Table 9)
+and figure."""
 
 from __future__ import annotations
 
 from heedful.metrics.groups import ALL, group_name
-from heedful.metrics.household import SPLIT_ORDER, TYPE_LABELS, TYPE_ORDER
-from heedful.metrics.layouts import Column, FigureLayout, Panel, PaperTable, Pivot
+from heedful.metrics.layouts import Column, FigureLayout, Listing, Panel, PaperTable, Pivot
+from heedful.suites.household.metrics import SPLIT_ORDER, TYPE_LABELS, TYPE_ORDER
 
 SPLIT_LABELS = {
     "val_seen": "Val Seen",
@@ -13,6 +14,13 @@ SPLIT_LABELS = {
     "test_unseen": "Test Unseen",
 }
 _TYPES = tuple(TYPE_LABELS[t] for t in TYPE_ORDER)
+PRIMARY = (
+    "SPL is the paper's primary metric: success x L_oracle / max(L, L_oracle), path lengths in steps. SR: success rate."
+)
+WORDS_ONLY = (
+    "SR words-only: reading only the words, one uniform guess among the rooms they fit, never revised, all else\n"
+    "perfect (100% where the words fit one room): what ignoring the human's actions can count on without searching."
+)
 
 
 def _summary_lines() -> tuple[tuple[tuple[str, ...], str], ...]:
@@ -36,6 +44,14 @@ PAPER_TABLES = (
             Column("SR words-only", "success", "chance"),
         ),
         lines=_summary_lines(),
+        listing=Listing(
+            "SR and SPL side by side, in % (95% CI: {method}).",
+            notes=(PRIMARY, WORDS_ONLY),
+            compare_title="SR and SPL side by side, in %; A - B in percentage points with its paired 95% CI "
+            "({method}); McNemar: exact, on success.",
+            compare_notes=(PRIMARY,),
+            mcnemar="success",
+        ),
     ),
     PaperTable(
         title="Table 6 / D.4 layout: SPL and SR per split and task type (%, 95% CI)",

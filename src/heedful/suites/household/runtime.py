@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from heedful.payloads.household import ToolEntry
 from heedful.sims.household.grid import Grid, grid_for
 from heedful.sims.household.human import HumanPath, plan_walk, standing
 from heedful.sims.household.model import HouseSpec
@@ -15,6 +14,7 @@ from heedful.sims.household.sim import MAX_STEPS, HouseSim, ObjectState, Pose
 from heedful.sims.household.vision import RANGE_M
 from heedful.suites.household.carry import carry_sighting, carry_walk
 from heedful.suites.household.model import HouseholdEpisode
+from heedful.suites.household.payload import ToolEntry
 
 ToolOutcome = ToolEntry
 """One executed tool call: when it started, how many low-level steps it took, how it ended (with a failure

@@ -4,15 +4,15 @@
 - Room goal: an object of the target category rests (gripper open) inside a room of the goal function.
 - Human goal: the human holds an object of the target category; a *clear* S_hum task also fails when the
   agent followed the human for more than 50 steps (unconditional probing lowers the robot's utility).
-The step limit (600) is enforced by the simulator. SPL is `metrics.household.spl`.
+The step limit (600) is enforced by the simulator. SPL is `metrics.spl`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from heedful.metrics.household import spl
 from heedful.sims.household.sim import ObjectState
+from heedful.suites.household.metrics import spl
 from heedful.suites.household.model import HouseholdEpisode
 from heedful.suites.household.runtime import TaskEnv
 

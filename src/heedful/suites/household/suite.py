@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -11,7 +12,6 @@ from heedful.language.arms import OTHER_EPISODE, arm_of
 from heedful.language.reinstruct import SWITCH_EPISODE, SWITCH_INSTRUCTION, SWITCH_STEP, reinstruct_of
 from heedful.metrics.layouts import FigureLayout, PaperTable
 from heedful.metrics.rows import MetricRow
-from heedful.metrics.spec import MetricSpec
 from heedful.records import Record, Status
 from heedful.requirements import Requirement
 from heedful.sampling import Unit
@@ -38,7 +38,6 @@ class HouseholdSuite(SuiteBase):
 
     name = "household"
     version = SUITE_VERSION
-    report_clusters = ("episode",)
     run_options = HouseholdRunOptions
     splits = ("all", "val", "test", *SPLITS)
     agent_kinds = ("planner",)
@@ -244,14 +243,6 @@ class HouseholdSuite(SuiteBase):
         return [(f"{ep.split}/{ep.task_type}/{ep.ambiguous}", [i]) for i, ep in enumerate(episodes)]
 
     @property
-    def metric_spec(self) -> MetricSpec:
-        """Success and SPL per group, and the Table 8 error-mode rows."""
-        from heedful.metrics.household import SPEC
-        from heedful.metrics.household_error_table import ERROR_SPEC
-
-        return SPEC + ERROR_SPEC
-
-    @property
     def paper_tables(self) -> tuple[PaperTable, ...]:
         from heedful.suites.household.layouts import PAPER_TABLES
 
@@ -265,38 +256,39 @@ class HouseholdSuite(SuiteBase):
 
     @property
     def scoring(self) -> Scoring:
-        from heedful.metrics.household import SCORING
+        """Success and SPL per group (a bootstrap over episodes), then the Table 8 error-mode rows."""
+        from heedful.suites.household.error_table import ERROR_SCORING
+        from heedful.suites.household.metrics import SCORING
 
-        return SCORING
+        return replace(SCORING, extra=(ERROR_SCORING,))
 
     def render_report(self, rows: Sequence[MetricRow], title: str) -> str:
         """SR and SPL side by side (SPL, the paper's primary metric, first), the generic per-group table, then
         the paper's Table 6, Table 9 and Table 8 (error modes) layouts."""
-        from heedful.metrics.household_error_table import ERROR_METRICS, error_table
-        from heedful.metrics.reference import reference
         from heedful.metrics.render import render_metric_table
         from heedful.metrics.tables import table_text
-        from heedful.suites.household.report_tables import summary_table
+        from heedful.suites.household.error_table import ERROR_METRICS, error_table
 
         generic = [row for row in rows if row.metric not in ERROR_METRICS]
         errors = error_table(rows)
-        level = reference(self.name)  # the words-only level, not chance
+        level = self.scoring.reference  # the words-only level, not chance
         table = render_metric_table(generic, chance_note=level.note, reference_label=level.label)
-        pivots = "\n\n".join(table_text(paper, rows) for paper in self.paper_tables if paper.pivot is not None)
-        text = f"{title}\n{summary_table(rows)}\n\n{table}\n\n{pivots}"
+        headline, *layouts = self.paper_tables
+        pivots = "\n\n".join(table_text(paper, rows) for paper in layouts)
+        text = f"{title}\n{table_text(headline, rows)}\n\n{table}\n\n{pivots}"
         return f"{text}\n\n{errors}" if errors else text
 
     def render_comparison(self, rows: Sequence[ComparisonRow], title: str) -> str:
         """`heedful compare`: SR and SPL of both runs side by side per task type and clarity, then every group."""
         from heedful.metrics.render import render_comparison_table
-        from heedful.suites.household.report_tables import comparison_summary
+        from heedful.metrics.tables import listing_comparison_text
 
-        return f"{title}\n{comparison_summary(rows)}\n\n{render_comparison_table(rows)}"
+        head = listing_comparison_text(self.paper_tables[0], rows)
+        return f"{title}\n{head}\n\n{render_comparison_table(rows)}"
 
     def report(self, records: Sequence[Record], options: dict[str, Any]) -> list[MetricRow]:
-        from heedful.metrics.chance import household_chance, with_chance
-        from heedful.metrics.household import groups_of
-        from heedful.metrics.household_error_table import error_rows
+        from heedful.metrics.chance import with_chance
+        from heedful.suites.household.metrics import groups_of, household_chance
 
         rows = super().report(records, options)
-        return with_chance(rows, household_chance(records, groups_of)) + error_rows(records)
+        return with_chance(rows, household_chance(records, groups_of))

@@ -61,7 +61,6 @@ class TabletopSuite(SuiteBase):
 
     name = "tabletop"
     version = "tabletop/robofollow-v2"  # v2: issue 38 (completion, intent, disturbance)
-    report_clusters = ("task",)
     run_options = TabletopRunOptions
     agent_kinds = ("planner", "controller")
 
@@ -219,7 +218,6 @@ class TabletopSuite(SuiteBase):
     def render_report(self, rows: Sequence[MetricRow], title: str) -> str:
         """The metric table (with the chance column), then the paper's Table 1 layout (scenes x levels, with the
         chance rows)."""
-        from heedful.metrics.reference import reference
         from heedful.metrics.render import render_metric_table
         from heedful.metrics.tables import table_text
         from heedful.metrics.tabletop import CHANCE_PREFIX
@@ -229,7 +227,7 @@ class TabletopSuite(SuiteBase):
             "Wilson: for the 0/1 rates (intent_full, execution_full, complete, complete_clean, disturbed), trials "
             "taken as independent: optimistic, as the trials of one task are alike",
         )
-        level = reference(self.name)  # the blind branch draw, not chance
+        level = self.scoring.reference  # the blind branch draw, not chance
         table = render_metric_table(
             measured, title=title, notes=notes, chance_note=level.note, reference_label=level.label
         )

@@ -39,8 +39,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from heedful.payloads.household import EXECUTION_FAILURES, ToolEntry, ToolFailure, read_tools
 from heedful.records import Record, Status
+from heedful.suites.household.payload import EXECUTION_FAILURES, ToolEntry, ToolFailure, read_tools
 
 MAX_STEPS = 600
 CLEAR_FOLLOW_LIMIT = 50

@@ -8,7 +8,8 @@ paper), on the test splits combined (`test / PnP`) and on all splits (`PnP`):
 - `harness_failure`: interface errors, timeouts and crashes, k of n records. They are not errors of the
   agent and are in no mode (nor in `failed`).
 
-Intervals are Wilson intervals (episodes taken as independent); no bootstrap.
+Intervals are Wilson intervals (episodes taken as independent); no bootstrap. The rows come from the one metrics
+engine (`ERROR_SCORING`, an extra scoring of household's).
 """
 
 from __future__ import annotations
@@ -16,12 +17,15 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 
+import numpy as np
+
+from heedful.metrics.engine import metric_rows
 from heedful.metrics.groups import group_name
-from heedful.metrics.household_errors import ErrorMode, classify, failed, harness_failure
 from heedful.metrics.rows import MetricRow
+from heedful.metrics.scoring import GroupsOf, Scoring, Units
 from heedful.metrics.spec import Metric, MetricSpec
-from heedful.metrics.stats import wilson_interval
 from heedful.records import Record
+from heedful.suites.household.error_modes import ErrorMode, classify, failed, harness_failure
 
 TYPE_ORDER = ("pnp", "s_obj", "s_hum")
 TYPE_LABELS = {"pnp": "PnP", "s_obj": "S_obj", "s_hum": "S_hum"}
@@ -36,7 +40,7 @@ ERROR_SPEC = MetricSpec(
             Metric(
                 MODE_METRIC[mode],
                 f"failed episodes whose error mode is {mode.value} (Table 8), k of the failed",
-                "episode",
+                "failure",
                 compared=False,
                 higher_is_better=False,
             )
@@ -45,7 +49,7 @@ ERROR_SPEC = MetricSpec(
         Metric(
             STRATEGY,
             "failed episodes with a strategy error (object, room or human), k of the failed",
-            "episode",
+            "failure",
             compared=False,
             higher_is_better=False,
         ),
@@ -58,10 +62,11 @@ ERROR_SPEC = MetricSpec(
         ),
     )
 )
-"""The rows `error_rows` makes: declared here, computed below (not a per-episode mean)."""
+"""The rows `error_rows` makes: declared here, counted below (not a per-episode mean); each row's `n` counts its
+unit (a failure: a failed episode)."""
 ERROR_METRICS = frozenset(ERROR_SPEC.names)
-CI_METHOD = "Wilson only"
 _STRATEGY_KINDS = (ErrorMode.STRATEGY_OBJECT, ErrorMode.STRATEGY_ROOM, ErrorMode.STRATEGY_HUMAN)
+_MODE_OF = {metric: mode for mode, metric in MODE_METRIC.items()}
 _LAYOUT = (
     ("Parsing", MODE_METRIC[ErrorMode.PARSING]),
     ("Planning", MODE_METRIC[ErrorMode.PLANNING]),
@@ -73,7 +78,7 @@ _LAYOUT = (
     ("Perception", MODE_METRIC[ErrorMode.PERCEPTION]),
 )
 FOOTNOTE = (
-    "Modes by ordered rules (first match; heedful.metrics.household_errors): 1 parsing = status parse_error; "
+    "Modes by ordered rules (first match; heedful.suites.household.error_modes): 1 parsing = status parse_error; "
     "2 perception = noisy (simulated) perception never reported the target and it was never held; "
     "3 planning = stopped without a plan, wrong object or wrong delivery; 4 strategy/human = clear S_hum "
     "followed > 50 steps; 5 actuation = the last call failed in execution (could not reach, put failed); "
@@ -87,47 +92,70 @@ def _phase(record: Record) -> str:
     return record.keys.get("phase") or record.keys.get("split", "").split("_")[0]
 
 
-def _row(metric: str, group: str, k: int, n: int, unit: str) -> MetricRow:
-    low, high = wilson_interval(k, n) if n else (None, None)
-    return MetricRow(
-        metric=metric,
-        group=group,
-        value=k / n if n else None,
-        ci_low=None,
-        ci_high=None,
-        n=n,
-        k=k,
-        wilson_low=low,
-        wilson_high=high,
-        unit=unit,
-        ci_method=CI_METHOD,
+def _error_groups(record: Record) -> list[str]:
+    """A record's task type on its phase's splits (`val / PnP`) and on all splits (`PnP`)."""
+    kind = record.keys.get("task_type")
+    if kind not in TYPE_LABELS:
+        return []
+    label = TYPE_LABELS[kind]
+    phase = _phase(record)
+    return [group_name(phase, label), group_name(label)] if phase in ("val", "test") else [group_name(label)]
+
+
+def _error_order(names: set[str]) -> list[str]:
+    """Validation splits, test splits, all splits; task types in order within each."""
+    order = [group_name(*scope, TYPE_LABELS[kind]) for scope in (("val",), ("test",), ()) for kind in TYPE_ORDER]
+    return [group for group in order if group in names]
+
+
+_ROW_ORDER = (FAILED, HARNESS, *MODE_METRIC.values(), STRATEGY)
+"""The order of a group's rows (the report's order since Table 8 was added)."""
+
+
+def _error_units(records: Sequence[Record], spec: MetricSpec, groups: GroupsOf) -> Units:
+    """Every record a unit, counted per metric: failed of the scored, a mode of the failed, harness of all."""
+    metrics = tuple(spec[name] for name in _ROW_ORDER if name in spec.names)
+    ordered = sorted(records, key=lambda r: r.episode_id)
+    num = np.zeros((len(ordered), len(metrics)), dtype=np.int64)
+    den = np.zeros_like(num)
+    for i, record in enumerate(ordered):
+        harness = harness_failure(record)
+        mode = None if harness or not failed(record) else getattr(classify(record), "mode", None)
+        for j, metric in enumerate(metrics):
+            if metric.name == HARNESS:
+                num[i, j], den[i, j] = harness, 1
+            elif metric.name == FAILED:
+                num[i, j], den[i, j] = mode is not None, not harness
+            else:
+                kinds = _STRATEGY_KINDS if metric.name == STRATEGY else (_MODE_OF[metric.name],)
+                num[i, j], den[i, j] = mode in kinds, mode is not None
+    ids = tuple(r.episode_id for r in ordered)
+    return Units(
+        ids=ids,
+        clusters={"episode": ids},
+        groups=tuple(frozenset(groups(r)) for r in ordered),
+        records=tuple((r,) for r in ordered),
+        num=num,
+        den=den,
+        metrics=metrics,
+        counts=True,
     )
 
 
-def _group_rows(group: str, records: Sequence[Record]) -> list[MetricRow]:
-    scored = [r for r in records if not harness_failure(r)]
-    modes = [found.mode for r in scored if failed(r) and (found := classify(r)) is not None]
-    n_failed = len(modes)
-    rows = [
-        _row(FAILED, group, n_failed, len(scored), "episode"),
-        _row(HARNESS, group, sum(1 for r in records if harness_failure(r)), len(records), "record"),
-    ]
-    for mode in ErrorMode:
-        rows.append(_row(MODE_METRIC[mode], group, modes.count(mode), n_failed, "failure"))
-    rows.append(_row(STRATEGY, group, sum(modes.count(m) for m in _STRATEGY_KINDS), n_failed, "failure"))
-    return rows
+ERROR_SCORING = Scoring(
+    spec=ERROR_SPEC,
+    groups=_error_groups,
+    units=_error_units,
+    order=_error_order,
+    intervals="wilson",
+    suite="household",
+)
+"""Table 8's rows (heedful.metrics.engine): counts with Wilson intervals, no bootstrap."""
 
 
 def error_rows(records: Sequence[Record]) -> list[MetricRow]:
     """Error-mode rows per task type: validation splits, test splits, all splits (see the module docstring)."""
-    rows: list[MetricRow] = []
-    for scope in ("val", "test", "all"):
-        for kind in TYPE_ORDER:
-            members = [r for r in records if r.keys.get("task_type") == kind and scope in ("all", _phase(r))]
-            if members:
-                label = TYPE_LABELS[kind]
-                rows += _group_rows(group_name(label) if scope == "all" else group_name(scope, label), members)
-    return rows
+    return metric_rows(ERROR_SCORING, records)
 
 
 def error_table(rows: Sequence[MetricRow]) -> str:

@@ -18,9 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from heedful.metrics.arms import ArmsView
+from heedful.metrics.chance import Chance, grouped_means
 from heedful.metrics.compare import ComparisonRow
 from heedful.metrics.engine import compare_rows, report_rows
 from heedful.metrics.groups import ALL, group_name
+from heedful.metrics.reference import Reference
 from heedful.metrics.rows import MetricRow
 from heedful.metrics.scoring import McNemar, PerRecord, Scoring
 from heedful.metrics.spec import MetricSpec, RecordMetric
@@ -118,6 +121,12 @@ SCORING = Scoring(
     mcnemar=McNemar(SUCCESS, _succeeded, unit="episode"),
     keys=_REQUIRED,
     suite="household",
+    arms=ArmsView(group_key="task_type", score=SUCCESS),
+    reference=Reference(
+        "words-only",
+        "the success of one uniform guess among the rooms the words fit, all else perfect (PnP and clear tasks "
+        "100%; a strong baseline, not chance); SPL has none",
+    ),
 )
 """How the household report and comparison are computed (heedful.metrics.engine): a bootstrap over episodes."""
 
@@ -140,3 +149,17 @@ def compare_household_runs(
     """Paired comparison of two runs on the same episodes, per group: each compared metric of `spec` for A and B,
     their difference with a paired bootstrap interval over episodes, and McNemar on success (when compared)."""
     return compare_rows(SCORING, records_a, records_b, resamples=resamples, seed=seed, spec=spec)
+
+
+def household_chance(records: Sequence[Record], groups_of: Callable[[Record], list[str]]) -> Chance:
+    """Chance success per household group, over the scored records (as the success rate counts them)."""
+    items = []
+    for r in records:
+        if not r.status.scored or not isinstance(r.gold, dict):
+            continue
+        rooms = r.gold.get("candidate_rooms") or []
+        if r.keys.get("task_type") != "pnp" and not rooms:
+            continue  # no fitting rooms recorded: no level to give
+        p = 1.0 if r.keys.get("task_type") == "pnp" else 1.0 / len(rooms)
+        items.append((groups_of(r), {"success": (p, 1)}))
+    return grouped_means(items)
