@@ -6,12 +6,14 @@ from __future__ import annotations
 import os
 import re
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from lockstep_controllers import CRASH_WORD
+from runner_toy import ToyEpisode, ToySuite, make_episodes, toy_spec
 
 from heedful.agents.registry import AGENTS
 from heedful.agents.tabletop import OracleAgent
@@ -21,7 +23,8 @@ from heedful.cli import main
 from heedful.errors import ConfigError
 from heedful.records import Status
 from heedful.runner import load_run
-from heedful.runner.lockstep import Batcher, check_batchable
+from heedful.runner.lockstep import Batcher, check_batchable, lockstep_rollouts, longest_first
+from heedful.suites.base import RolloutContext
 
 HERE = Path(__file__).resolve().parent
 _POLICY_CRASH = re.compile(
@@ -88,6 +91,68 @@ def test_a_failing_observation_fails_only_its_own_episode() -> None:
 
     got, errors = _episodes(Batcher(predict_batch), starts=[0, 0, 0], steps=4)
     assert got[0] == got[2] == [0, 1, 2, 3] and got[1] == [0, 1] and errors == {1: "broken on episode 1"}
+
+
+def test_each_window_starts_its_longest_episodes_first_and_keeps_ties_in_order() -> None:
+    items = [(i, steps) for i, steps in enumerate([1, 5, 3, 5, 2, None, 9, 4])]
+    ordered = list(longest_first(iter(items), 3, lambda steps: steps))  # type: ignore[arg-type, return-value]
+    assert [i for i, _ in ordered] == [1, 2, 0, 3, 4, 5, 6, 7]  # windows (0 1 2) (3 4 5) (6 7); None counts as 0
+    assert list(longest_first(iter([]), 3, lambda _: 1)) == []
+
+
+class _StepsSuite(ToySuite):
+    """A toy suite whose episode `number` asks the controller `number` times (and says so before it runs)."""
+
+    def episode_steps(self, episode: ToyEpisode) -> int | None:
+        return episode.number
+
+    def rollout(self, episode: ToyEpisode, agent: Any, context: RolloutContext) -> Any:
+        time.sleep(0.05)  # setting up, as a simulator does: the driver starts the other episodes meanwhile
+        answers = [int(agent.predict({"n": episode.number, "step": step})) for step in range(episode.number)]
+        return self.failure_record(episode, context, Status.OK, f"answers {answers}")
+
+
+class _UnknownStepsSuite(_StepsSuite):
+    """The same rollouts, without saying how long an episode is."""
+
+    def episode_steps(self, episode: ToyEpisode) -> int | None:
+        return None
+
+
+class _Counting:
+    name = "counting"
+
+    def __init__(self) -> None:
+        self.sizes: list[int] = []
+
+    def reset(self) -> None: ...
+
+    def set_instruction(self, instruction: str) -> None: ...
+
+    def predict(self, observation: dict[str, Any]) -> int:
+        return int(self.predict_batch([observation])[0])
+
+    def predict_batch(self, observations: Sequence[dict[str, Any]]) -> list[int]:
+        self.sizes.append(len(observations))
+        return [10 * o["n"] + o["step"] for o in observations]
+
+
+@pytest.mark.parametrize("suite", [_StepsSuite(), _UnknownStepsSuite()], ids=["steps known", "steps unknown"])
+def test_lockstep_starts_the_longest_episodes_first_so_no_call_runs_short_of_a_full_batch(suite: ToySuite) -> None:
+    # In run order a long episode starts beside a short one and runs on alone while the next episodes start and end;
+    # longest first, the long ones run together and the short ones after them.
+    episodes = [e.model_copy(update={"number": n}) for e, n in zip(make_episodes(4), [1, 9, 1, 9], strict=True)]
+    agent = _Counting()
+    records = list(lockstep_rollouts(suite, agent, iter(enumerate(episodes)), toy_spec(episodes), batch=2))
+    assert sorted(r.index for r in records) == [0, 1, 2, 3]
+    for record in records:  # each episode got its own answers, whatever its batch-mates
+        n = episodes[record.index].number
+        assert record.error == f"answers {[10 * n + step for step in range(n)]}"
+    assert sum(agent.sizes) == 20
+    if isinstance(suite, _UnknownStepsSuite):
+        assert 1 in agent.sizes[:-2]  # in run order, a long one ran alone before the end
+    else:
+        assert agent.sizes[:9] == [2] * 9  # the long ones together (the short ones after them may start apart)
 
 
 def test_batch_needs_a_batched_controller_without_per_trial_state() -> None:

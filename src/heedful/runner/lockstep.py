@@ -9,7 +9,9 @@ Episodes start and end independently: when one ends, the next of the worker's qu
 take turns: one at a time builds its scene, steps its simulator and renders (a lock it gives up only while waiting
 for its action), so the simulator and its OpenGL context are never used from two threads at once, and only the
 policy call runs beside them (the renderers of all episodes of a worker draw in one pooled context, made once:
-`heedful.sims.tabletop.render`).
+`heedful.sims.tabletop.render`). The episodes start longest first within each window of twice the batch
+(`Suite.episode_steps`), so that the batch stays full until the window's last episodes: in the episodes' run order,
+the long ones that start late would run on in small batches after the short ones ended, each step a policy call.
 
 What a batched controller promises (checked by the tests against its own `predict`): its answer depends on the
 observation only (the instruction is `observation["prompt"]`, the step `observation["step"]`), so batching
@@ -24,6 +26,7 @@ the record an unbatched run would have given them).
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -242,6 +245,7 @@ def lockstep_rollouts(
             batcher.leave()
 
     executor = ThreadPoolExecutor(max_workers=batch, thread_name_prefix="heedful-lockstep")
+    ordered = longest_first(items, 2 * batch, suite.episode_steps)
 
     def submit(item: tuple[int, Episode]) -> Future[Record]:
         batcher.enter()
@@ -249,4 +253,14 @@ def lockstep_rollouts(
         future.add_done_callback(left_if_cancelled)
         return future
 
-    yield from bounded_in_flight(executor, items, batch, submit)
+    yield from bounded_in_flight(executor, ordered, batch, submit)
+
+
+def longest_first(
+    items: Iterator[tuple[int, Episode]], window: int, steps: Callable[[Episode], int | None]
+) -> Iterator[tuple[int, Episode]]:
+    """`items` taken `window` at a time, the longest episodes of each window (by `steps`; None counts as 0) first and
+    ties in their order. A window, not the whole run, so that a run stopped early has finished a sample of the run
+    order skewed by one window at most."""
+    while chunk := list(itertools.islice(items, window)):
+        yield from sorted(chunk, key=lambda item: -(steps(item[1]) or 0))

@@ -192,6 +192,12 @@ class Suite(Protocol):
         """How the options showed the episodes, for report titles (e.g. " | perception noisy ...")."""
         ...
 
+    def episode_steps(self, episode: Any) -> int | None:
+        """The steps `episode` will take, when known before it runs (tabletop: its task's horizon; a trial never
+        stops early), else None. Lockstep batches (`--batch`) start the longest of each window first, so that
+        fewer batched policy calls run short of a full batch (`heedful.runner.lockstep`)."""
+        ...
+
     def run_tag(self, options: dict[str, Any]) -> str:
         """A suffix of the default run directory naming the options (decisions: "-masked", "-visual")."""
         ...
@@ -337,6 +343,9 @@ class SuiteBase:
 
     def run_label(self, options: dict[str, Any]) -> str:
         return ""
+
+    def episode_steps(self, episode: Any) -> int | None:
+        return None
 
     def requirements(self, options: dict[str, Any]) -> tuple[Requirement, ...]:
         return ()

@@ -160,6 +160,10 @@ class TabletopSuite(SuiteBase):
             episode_id=trial.episode_id, index=context.index, keys=trial.keys(), gold=gold, inputs=inputs, **fields
         )
 
+    def episode_steps(self, episode: Any) -> int | None:
+        """The trial's horizon: every trial steps to it (no early stop)."""
+        return episode.task.horizon if isinstance(episode, TabletopTrial) else None
+
     def rollout(self, trial: TabletopTrial, agent: Any, context: RolloutContext) -> Record:
         """Run one trial; transport errors of the agent propagate to the runner."""
         if not isinstance(trial, TabletopTrial):
