@@ -145,6 +145,12 @@ class TabletopEnv(gym.Env[Obs, NDArray[Any]]):
         truncated = self.sim.steps >= self.config.max_episode_steps
         return obs, 0.0, False, truncated, self._info()
 
+    def advance(self, action: NDArray[Any]) -> None:
+        """`step` without building the observation and info it returns, for a caller that reads what it needs
+        itself (a trial: `heedful.suites.tabletop.runtime`); the simulation and the trajectory advance alike."""
+        self.sim.step(action)
+        self.recorder.record()
+
     def _observe(self) -> Obs:
         obs: Obs = {}
         for cam in self.config.cameras:

@@ -2,7 +2,8 @@
 record the trajectory, and pad with hold actions up to the horizon (no early stop).
 
 A trial steps the same core as `heedful/Tabletop-v0`: `TrialRuntime` holds a `TabletopEnv` around the trial's
-sim, and every control step (a controller's action or a skill's) is `env.step`, which records the trajectory.
+sim, and every control step (a controller's action or a skill's) is `env.advance`, `env.step` less the observation
+it would build (the trial builds its agent's own), which records the trajectory.
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ class TrialRuntime:
         """Apply one action and record it; HorizonReachedError once the horizon is used up."""
         if self.sim.steps >= self.horizon:
             raise HorizonReachedError(f"the trial's {self.horizon} control steps are used up")
-        self.env.step(action)  # type: ignore[arg-type]  # the sim validates it (shape, finite values)
+        self.env.advance(action)  # type: ignore[arg-type]  # the sim validates it (shape, finite values)
         if self.states is not None:
             self.states.append(self._state())
         if self.interrupt is not None and self.interrupt():
