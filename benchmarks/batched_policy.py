@@ -14,7 +14,10 @@ unbatched run's in the last bits (the records of a policy with row-wise arithmet
 Every configuration runs the same stratified sample of trials (1 trial per task, `--limit` of the 554 tasks, or all
 of them) in a fresh process: trials/s is trials over the run's wall time (worker start-up included), and the peak
 memory is the largest VmHWM of the process that runs the trials (the run's process with one worker, each pool worker
-with more), read every half second.
+with more), read every half second. `cpu_s` is the CPU time (user and system) of the configuration's process and its
+pool workers, start-up included; "x unbatched (cpu)" compares trials per CPU second, which moves much less than the
+wall ratio with other jobs' load on a shared machine (where the workers keep every core busy, as two workers on two
+cores do, the two ratios agree on an idle machine).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -237,8 +241,15 @@ def _hwm_mb(pid: int) -> float:
     return 0.0
 
 
-def measure(argv: list[str], workers: int) -> tuple[dict[str, Any], float]:
-    """Run one configuration's process; its result and the peak memory (MB) of a process running trials."""
+def _children_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure(argv: list[str], workers: int) -> tuple[dict[str, Any], float, float]:
+    """Run one configuration's process; its result, the peak memory (MB) of a process running trials, and the CPU
+    seconds of the configuration's process and its workers (all of them waited for, so counted in RUSAGE_CHILDREN)."""
+    cpu_before = _children_cpu_s()
     child = subprocess.Popen([sys.executable, __file__, "--one", *argv], stdout=subprocess.PIPE, text=True)
     peaks: dict[int, float] = {}
     done = threading.Event()
@@ -256,21 +267,32 @@ def measure(argv: list[str], workers: int) -> tuple[dict[str, Any], float]:
     watcher.join()
     if child.returncode != 0:
         raise SystemExit(f"configuration {argv} failed (exit {child.returncode})")
+    cpu_s = _children_cpu_s() - cpu_before
     runners = [mb for pid, mb in peaks.items() if pid != child.pid] if workers > 1 else [peaks.get(child.pid, 0.0)]
-    return json.loads(out.strip().splitlines()[-1]), max(runners, default=0.0)
+    return json.loads(out.strip().splitlines()[-1]), max(runners, default=0.0), cpu_s
 
 
 def summary(rows: list[dict[str, Any]]) -> None:
-    """Print the table (trials/s against the same workers' unbatched run), adding trials_per_s and speedup."""
-    print("workers  batch  trials  wall_s  trials/s  x unbatched  mean batch  peak MB/worker  complete  GL made/peak")
+    """Print the table (trials/s against the same workers' unbatched run), adding trials_per_s and speedup, and the
+    same ratio in CPU seconds (trials per CPU second of the run's processes, `cpu_speedup`): on a machine shared
+    with other jobs the wall ratio moves with their load between configurations, the CPU ratio much less."""
+    print(
+        "workers  batch  trials  wall_s  trials/s  x unbatched  cpu_s  x unbatched (cpu)  mean batch  "
+        "peak MB/worker  complete  GL made/peak"
+    )
     for row in rows:
         row["trials_per_s"] = row["trials"] / row["wall_s"]
+        row["trials_per_cpu_s"] = row["trials"] / row["cpu_s"] if row.get("cpu_s") else None
     for row in rows:
-        base = [r["trials_per_s"] for r in rows if r["workers"] == row["workers"] and r["batch"] == 1]
-        row["speedup"] = row["trials_per_s"] / base[0] if base else None
+        base = [r for r in rows if r["workers"] == row["workers"] and r["batch"] == 1]
+        row["speedup"] = row["trials_per_s"] / base[0]["trials_per_s"] if base else None
+        cpu_base = base[0]["trials_per_cpu_s"] if base else None
+        row["cpu_speedup"] = row["trials_per_cpu_s"] / cpu_base if cpu_base and row["trials_per_cpu_s"] else None
         print(
             f"{row['workers']:7d}  {row['batch']:5d}  {row['trials']:6d}  {row['wall_s']:6.1f}  "
-            f"{row['trials_per_s']:8.2f}  {row['speedup'] or float('nan'):11.2f}  {row['mean_batch']:10.1f}  "
+            f"{row['trials_per_s']:8.2f}  {row['speedup'] or float('nan'):11.2f}  "
+            f"{row.get('cpu_s', float('nan')):5.1f}  {row['cpu_speedup'] or float('nan'):17.2f}  "
+            f"{row['mean_batch']:10.1f}  "
             f"{row['peak_mb']:14.0f}  {row['complete']:8.3f}  "
             f"{row.get('gl_contexts_made')}/{row.get('gl_contexts_peak')}"
         )
@@ -316,8 +338,8 @@ def main() -> None:
             for batch in args.batch:
                 out = Path(tmp) / f"w{workers}-b{batch}-{len(rows)}"
                 argv = [*common, "--workers", str(workers), "--batch", str(batch), "--out", str(out)]
-                result, peak = measure(argv, workers)
-                rows.append({"workers": workers, "batch": batch, **result, "peak_mb": peak})
+                result, peak, cpu_s = measure(argv, workers)
+                rows.append({"workers": workers, "batch": batch, **result, "peak_mb": peak, "cpu_s": cpu_s})
                 print(f"workers {workers} batch {batch}: {json.dumps(rows[-1])}", flush=True)
                 if args.json:  # after each configuration: a run stopped later keeps what was measured
                     args.json.write_text(json.dumps(rows, indent=2) + "\n")
