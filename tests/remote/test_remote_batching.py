@@ -3,6 +3,8 @@ each reply its own client's, a failing request failing only its own client."""
 
 from __future__ import annotations
 
+import ctypes
+import os
 import threading
 import time
 from collections.abc import Sequence
@@ -84,6 +86,32 @@ def test_a_failing_request_fails_only_its_own_client() -> None:
     batching.close()
     assert isinstance(got[1], AgentInterfaceError) and "exploded on purpose" in str(got[1])
     assert all(got[c] == [100.0 * c + s for s in range(3)] for c in (0, 2, 3))
+
+
+def test_the_dispatcher_answers_with_the_thread_count_torch_was_given() -> None:
+    # A torch policy that set one thread (bc) would otherwise compute on every core from the dispatcher's thread.
+    torch = pytest.importorskip("torch")
+    if (os.cpu_count() or 1) < 2 or not hasattr(ctypes.CDLL(None), "omp_get_max_threads"):
+        pytest.skip("needs OpenMP (loaded with torch) and two cores to tell one thread from all")
+    seen: list[int] = []
+
+    class Counting:
+        def __init__(self) -> None:
+            self.metadata: dict[str, Any] = {}
+
+        def infer(self, obs: dict[str, Any]) -> dict[str, Any]:
+            seen.append(int(ctypes.CDLL(None).omp_get_max_threads()))
+            return {"actions": [[0.0] * 7]}
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    batching = BatchingPolicy(Counting(), max_batch=4, max_wait_ms=1.0)
+    try:
+        batching.infer({"step": 0})
+        assert seen == [1]
+    finally:
+        batching.close()
+        torch.set_num_threads(before)
 
 
 def test_batching_settings_are_checked() -> None:

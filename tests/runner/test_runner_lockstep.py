@@ -3,6 +3,7 @@ only its own episode, and tabletop records are the unbatched run's, serially and
 
 from __future__ import annotations
 
+import ctypes
 import os
 import re
 import threading
@@ -153,6 +154,35 @@ def test_lockstep_starts_the_longest_episodes_first_so_no_call_runs_short_of_a_f
         assert 1 in agent.sizes[:-2]  # in run order, a long one ran alone before the end
     else:
         assert agent.sizes[:9] == [2] * 9  # the long ones together (the short ones after them may start apart)
+
+
+class _ThreadCounting(_Counting):
+    """Notes OpenMP's thread count of the thread each batched call runs on (what MKL's products use)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.openmp_threads: set[int] = set()
+
+    def predict_batch(self, observations: Sequence[dict[str, Any]]) -> list[int]:
+        self.openmp_threads.add(int(ctypes.CDLL(None).omp_get_max_threads()))
+        return super().predict_batch(observations)
+
+
+def test_the_batched_call_runs_with_the_thread_count_torch_was_given() -> None:
+    # torch.set_num_threads(1) (bc, lerobot) sets the calling thread's count; an episode thread that never asked
+    # torch would compute a batch of one on every core (8x the CPU of one thread here, measured).
+    torch = pytest.importorskip("torch")
+    if (os.cpu_count() or 1) < 2 or not hasattr(ctypes.CDLL(None), "omp_get_max_threads"):
+        pytest.skip("needs OpenMP (loaded with torch) and two cores to tell one thread from all")
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        episodes = [e.model_copy(update={"number": n}) for e, n in zip(make_episodes(3), [1, 2, 3], strict=True)]
+        agent = _ThreadCounting()
+        list(lockstep_rollouts(_StepsSuite(), agent, iter(enumerate(episodes)), toy_spec(episodes), batch=2))
+        assert agent.sizes and agent.openmp_threads == {1}
+    finally:
+        torch.set_num_threads(before)
 
 
 def test_batch_needs_a_batched_controller_without_per_trial_state() -> None:

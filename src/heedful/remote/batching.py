@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from heedful.errors import ConfigError
+from heedful.threads import inherit_torch_threads
 
 
 @dataclass
@@ -91,6 +92,7 @@ class BatchingPolicy:
             return batch
 
     def _dispatch(self) -> None:
+        inherit_torch_threads()  # the policy answers on this thread
         infer_batch = getattr(self.policy, "infer_batch", None)
         while batch := self._take():
             replies = None

@@ -28,6 +28,7 @@ from typing import Any, Protocol
 
 from heedful.errors import ConfigError
 from heedful.remote.wire import packb, unpackb
+from heedful.threads import inherit_torch_threads
 
 logger = logging.getLogger(__name__)
 
@@ -157,6 +158,7 @@ class PolicyServer:
             self.open_connections += 1
             self.connections += 1
         try:
+            inherit_torch_threads()  # each connection's requests are answered on its own thread
             self._serve(websocket)
         finally:
             with self._count_lock:

@@ -43,6 +43,7 @@ from heedful.records import Record
 from heedful.runner.episode import bounded_in_flight, rollout_one
 from heedful.runner.manifest import RunSpec
 from heedful.suites.base import Episode, Suite
+from heedful.threads import inherit_torch_threads
 
 BatchPredict = Callable[[Sequence[dict[str, Any]]], Sequence[Any]]
 
@@ -234,6 +235,7 @@ def lockstep_rollouts(
     turn = threading.Lock()  # held by the one episode stepping its simulator (see the module docstring)
 
     def one(index: int, episode: Episode) -> Record:
+        inherit_torch_threads()  # the batched policy call runs on whichever episode thread completes the batch
         try:
             with turn:
                 return rollout_one(suite, _Slot(batcher, declared, agent, turn), episode, index, spec)
