@@ -8,6 +8,7 @@ import socket
 import sys
 import time
 import urllib.request
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -177,11 +178,22 @@ def test_the_server_bounds_frames_idle_connections_and_connections_and_answers_m
             with pytest.raises(ConnectionClosed) as closed:
                 idle.recv(timeout=5)  # it sends nothing: closed after the idle timeout
             assert closed.value.rcvd is not None and "idle" in closed.value.rcvd.reason
+        # a connection counts from when its handler thread starts, a moment after the handshake (later under
+        # load): wait for the earlier ones to be let go and the two new ones to be counted before the third
+        _wait_for(lambda: server.open_connections == 0)
         first, second = connect(server.url), connect(server.url)
+        _wait_for(lambda: server.open_connections == 2)
         with pytest.raises(InvalidStatus, match="503"):
             connect(server.url, open_timeout=5)
         first.close()
         second.close()
+
+
+def _wait_for(condition: Callable[[], bool], timeout_s: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "the server did not reach the expected connection count"
+        time.sleep(0.01)
 
 
 def test_the_client_refuses_a_reply_too_large(monkeypatch: pytest.MonkeyPatch) -> None:
