@@ -17,11 +17,10 @@ import argparse
 import json
 from pathlib import Path
 
-from heedful.sims.household.grid import Grid, grid_for
-from heedful.sims.household.house import room_viewpoint
+from heedful.sims.household.grid import grid_for
 from heedful.sims.household.sim import MAX_STEPS
 from heedful.suites.household.dataset import load_episodes
-from heedful.suites.household.reach import delivery_steps, search_tour, words_only_steps
+from heedful.suites.household.reach import search_tour, steps_if_found_in
 from heedful.suites.household.tasks import rooms_with_goal
 
 
@@ -33,19 +32,15 @@ def main() -> None:
     episodes = [e for e in load_episodes(args.dataset) if e.task_type == "s_obj" and e.ambiguous]
     commonsense = json.loads(args.scores.read_text())["scores"]["commonsense"] if args.scores else None
     reach_all = goal_reached = agree = 0
-    grids: dict[str, Grid] = {}
     for episode in episodes:
         house = episode.house
-        grid = grids.setdefault(house.house_id, grid_for(house, episode.cell_m))
-        ctx_goal_rooms = rooms_with_goal(house, episode.goal)
-        start = (episode.agent_start[0], episode.agent_start[1])
-        rooms = episode.candidate_rooms
-        reach_all += words_only_steps(grid, house, start, rooms, ctx_goal_rooms) <= MAX_STEPS
+        grid = grid_for(house, episode.cell_m)  # cached per house
+        goals = rooms_with_goal(house, episode.goal)
+        tour = search_tour(grid, house, episode.agent_start[:2], episode.candidate_rooms)
+        reach_all += steps_if_found_in(grid, house, tour, tour[-1][0], goals) <= MAX_STEPS
         target = next(r for r in episode.relocations if r.category == episode.target_category)
         room = house.receptacle(target.to_receptacle).room
-        scanned = dict(search_tour(grid, house, start, rooms))[room]
-        found_at = room_viewpoint(grid, house, room)
-        in_reach = scanned + delivery_steps(grid, house, found_at, ctx_goal_rooms) <= MAX_STEPS
+        in_reach = steps_if_found_in(grid, house, tour, room, goals) <= MAX_STEPS
         goal_reached += in_reach
         if commonsense is not None:
             agree += in_reach == (commonsense[episode.episode_id][0] > 0)

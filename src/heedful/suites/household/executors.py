@@ -66,9 +66,10 @@ def entry_field(grid: Grid, house: HouseSpec, room: int) -> Field:
     return cached_field(grid, ("room", room), goal)
 
 
-def viewpoint(env: TaskEnv, room: int) -> tuple[float, float]:
-    """The planner-free cell of `room` nearest to its centre."""
-    return room_viewpoint(env.grid, env.episode.house, room)
+def view_field(grid: Grid, house: HouseSpec, room: int) -> Field:
+    """Path distance to `room`'s viewpoint, where Explore Room looks around (solved once, then cached on the grid)."""
+    vx, vy = room_viewpoint(grid, house, room)
+    return cached_field(grid, ("view", room), lambda: disk(grid, vx, vy, 0.25))
 
 
 def reach_field(env: TaskEnv, key: str, x: float, y: float, radius: float, room: int) -> Field:
@@ -130,8 +131,7 @@ def _mark_view(covered: np.ndarray, heading: int) -> None:
 
 def explore_room(env: TaskEnv, call: ToolCall) -> ToolOutcome:
     start, room, sim = env.sim.step, int(call.room or 0), env.sim
-    vx, vy = viewpoint(env, room)
-    field = cached_field(env.grid, ("view", room), lambda: disk(env.grid, vx, vy, 0.25))
+    field = view_field(env.grid, env.episode.house, room)
     status = navigate(sim, field)
     if status != "reached":
         return _failed(

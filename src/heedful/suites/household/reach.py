@@ -26,23 +26,17 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from heedful.sims.household.fields import Field, cached_field, disk, sample
+from heedful.sims.household.fields import Field, sample
 from heedful.sims.household.grid import Grid
 from heedful.sims.household.house import room_viewpoint
 from heedful.sims.household.model import HouseSpec
 from heedful.sims.household.sim import MAX_STEPS, STEP_M
-from heedful.suites.household.executors import entry_field
+from heedful.suites.household.executors import entry_field, view_field
 
 PATH_FACTOR = 1.4
 """Steps per forward step of the shortest path (the turns on the way, the slower band near furniture)."""
 ROOM_STEPS = 36
 """Steps for each room looked in: the walk in to its viewpoint and the scan."""
-
-
-def _view_field(grid: Grid, house: HouseSpec, room: int) -> Field:
-    # the same field (and cache key) Explore Room walks along, so the rollout reuses it
-    vx, vy = room_viewpoint(grid, house, room)
-    return cached_field(grid, ("view", room), lambda: disk(grid, vx, vy, 0.25))
 
 
 def _metres(grid: Grid, field: Field, point: tuple[float, float]) -> float:
@@ -56,7 +50,7 @@ def search_tour(
     where it stands each time (the viewpoint of the room it scanned last)."""
     here, steps, left, tour = start, 0.0, list(rooms), []
     while left:
-        costs = {room: _metres(grid, _view_field(grid, house, room), here) for room in left}
+        costs = {room: _metres(grid, view_field(grid, house, room), here) for room in left}
         room = min(left, key=lambda r: (costs[r], r))
         steps += PATH_FACTOR * costs[room] / STEP_M + ROOM_STEPS
         tour.append((room, round(steps)))
@@ -71,13 +65,21 @@ def delivery_steps(grid: Grid, house: HouseSpec, start: tuple[float, float], goa
     return round(PATH_FACTOR * metres / STEP_M)
 
 
+def steps_if_found_in(
+    grid: Grid, house: HouseSpec, tour: Sequence[tuple[int, int]], room: int, goal_rooms: Sequence[int]
+) -> int:
+    """The steps the search of `tour` needs when the object is in `room`: to the end of its scan there, then the
+    delivery from that room's viewpoint."""
+    scanned = dict(tour)[room]
+    return scanned + delivery_steps(grid, house, room_viewpoint(grid, house, room), goal_rooms)
+
+
 def words_only_steps(
     grid: Grid, house: HouseSpec, start: tuple[float, float], rooms: Sequence[int], goal_rooms: Sequence[int]
 ) -> int:
     """The steps a words-only search needs when the object is in the last of `rooms` it looks in."""
     tour = search_tour(grid, house, start, rooms)
-    last, steps = tour[-1]
-    return steps + delivery_steps(grid, house, room_viewpoint(grid, house, last), goal_rooms)
+    return steps_if_found_in(grid, house, tour, tour[-1][0], goal_rooms)
 
 
 def words_reach_every_room(
