@@ -73,7 +73,7 @@ def main() -> None:
 
     def bare_loop() -> None:
         for i, ep in enumerate(episodes):
-            suite.rollout(ep, agent, RolloutContext(seed=derive_seed(0, ep.episode_id), index=i))
+            suite.rollout_episode(ep, agent, RolloutContext(seed=derive_seed(0, ep.episode_id), index=i))
 
     _, t_bare = timed(bare_loop)
 

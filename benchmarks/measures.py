@@ -97,7 +97,7 @@ def _runner_vs_bare(suite_name: str, episodes: Sequence[Any], options: dict[str,
         start = time.perf_counter()
         for index, episode in enumerate(episodes):
             context = RolloutContext(seed=derive_seed(0, episode.episode_id), index=index, options=dict(options))
-            suite.rollout(episode, bare_agent, context)
+            suite.rollout_episode(episode, bare_agent, context)
         return time.perf_counter() - start
 
     runner, bare = best_of_alternating(rounds, through_runner, bare_loop)
@@ -260,7 +260,7 @@ trials = suite.episodes_for_run(tasks[:: len(tasks) // int(sys.argv[1])], {"tria
 agent = make_agent("oracle", suite="tabletop")
 start = time.perf_counter()
 for i, t in enumerate(trials):
-    suite.rollout(t, agent, RolloutContext(seed=derive_seed(0, t.episode_id), index=i, options={"trials": 1}))
+    suite.rollout_episode(t, agent, RolloutContext(seed=derive_seed(0, t.episode_id), index=i, options={"trials": 1}))
 print(time.perf_counter() - start)
 """
 

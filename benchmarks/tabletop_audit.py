@@ -60,7 +60,7 @@ def audit_agent(name: str, every: int) -> tuple[str, list[str], float]:
     for i, trial in enumerate(trials):
         context = RolloutContext(seed=0, index=i, options={})
         try:
-            record = suite.rollout(trial, agent, context)
+            record = suite.rollout_episode(trial, agent, context)
             lines.append(record.model_dump_json())
         except Exception as exc:  # an audit counts every failure instead of stopping
             failed = suite.failure_record(trial, context, Status.CRASHED, f"{type(exc).__name__}: {exc}")

@@ -21,7 +21,9 @@ def run_agent(name: str, episodes, mask: bool = False) -> list[Record]:  # type:
     if hasattr(agent, "fit"):
         agent.fit(SUITE.training_episodes(episodes))
     return [
-        SUITE.rollout(ep, agent, RolloutContext(seed=derive_seed(0, ep.episode_id), index=i, options={"mask": mask}))
+        SUITE.rollout_episode(
+            ep, agent, RolloutContext(seed=derive_seed(0, ep.episode_id), index=i, options={"mask": mask})
+        )
         for i, ep in enumerate(episodes)
     ]
 

@@ -141,7 +141,7 @@ def test_any_model_text_becomes_a_decision_or_a_typed_parse_failure(
 ) -> None:
     episode = default_episodes[index]
     agent = ScriptedLLMAgent(ScriptedBackend(text, finish))
-    record = DecisionsSuite().rollout(episode, agent, RolloutContext(seed=index, index=index))
+    record = DecisionsSuite().rollout_episode(episode, agent, RolloutContext(seed=index, index=index))
     assert record.status in (Status.OK, Status.PARSE_ERROR)
     assert record.raw_output == text and record.agent_info["finish_reason"] == finish
     assert (record.status is Status.OK) == (record.prediction is not None)

@@ -111,7 +111,7 @@ def bow_rows(default_episodes):  # type: ignore[no-untyped-def]
 
     def rows(episodes, mask: bool):  # type: ignore[no-untyped-def]
         context = [RolloutContext(seed=0, index=i, options={"mask": mask}) for i in range(len(episodes))]
-        records = [SUITE.rollout(ep, agent, c) for ep, c in zip(episodes, context, strict=True)]
+        records = [SUITE.rollout_episode(ep, agent, c) for ep, c in zip(episodes, context, strict=True)]
         assert all(r.status == "ok" for r in records)
         return {(r.group, r.metric): r.value for r in decision_metrics(records, resamples=1)}
 

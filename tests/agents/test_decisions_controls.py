@@ -118,7 +118,7 @@ def run_rule(name: str, episodes, with_privileged: bool = False):  # type: ignor
             assert observation.privileged_task is not None
             records.append(agent.decide(observation).text)
         else:
-            records.append(SUITE.rollout(ep, agent, context))
+            records.append(SUITE.rollout_episode(ep, agent, context))
     return records
 
 

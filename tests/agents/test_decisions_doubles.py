@@ -34,10 +34,14 @@ def _first(episode) -> str | list[str]:  # type: ignore[no-untyped-def]
 
 def test_an_undeclared_privileged_reader_gets_no_constraint_set(default_episodes) -> None:  # type: ignore[no-untyped-def]
     episodes = [ep for ep in default_episodes if ep.split == "test"][:40]
-    records = [SUITE.rollout(ep, PrivilegedReader(), RolloutContext(seed=i, index=i)) for i, ep in enumerate(episodes)]
+    records = [
+        SUITE.rollout_episode(ep, PrivilegedReader(), RolloutContext(seed=i, index=i)) for i, ep in enumerate(episodes)
+    ]
     assert [r.prediction for r in records] == [_first(ep) for ep in episodes]  # never the solver's answer
     assert sum(bool(r.correct) for r in records) < len(records) / 2
-    declared = [SUITE.rollout(ep, DeclaredPrivilegedReader(), RolloutContext(seed=0, index=0)) for ep in episodes]
+    declared = [
+        SUITE.rollout_episode(ep, DeclaredPrivilegedReader(), RolloutContext(seed=0, index=0)) for ep in episodes
+    ]
     assert all(r.correct for r in declared)
 
 
@@ -118,7 +122,7 @@ def test_an_id_inverter_finds_no_episode_from_the_seed_and_token_an_agent_sees(d
     assert all(derive_seed(3, ep.episode_id) in inverter.table for ep in episodes)
     spec = RunSpec(suite="decisions", suite_version="v", dataset_hash="h", dataset_source="s", agent="a", seed=3)
     for i, ep in enumerate(episodes):  # the runner's own contexts
-        SUITE.rollout(ep, inverter, episode_context(spec, ep, i))
+        SUITE.rollout_episode(ep, inverter, episode_context(spec, ep, i))
     assert inverter.found == 0
     # what an agent sees instead: the same for the same run seed and words, never the id-derived one
     shown = build_observation(episodes[0], run_seed=3, mask=False)

@@ -136,16 +136,16 @@ def test_a_perfect_model_answering_json_reaches_the_oracles_success() -> None:
 def test_unreadable_json_ends_the_episode_as_a_parse_error() -> None:
     suite, context = HouseholdSuite(), RolloutContext(seed=0, index=0)
     cut = '{"reasoning": "The cup is in room'
-    record = suite.rollout(first("pnp"), constrained(ReasonerAgent, lambda _: (cut, "length")), context)
+    record = suite.rollout_episode(first("pnp"), constrained(ReasonerAgent, lambda _: (cut, "length")), context)
     assert record.status is Status.PARSE_ERROR and record.prediction["ended_by"] == "parse_error"
     assert (record.error or "").startswith("action answer: the JSON answer does not parse (cut off by max_tokens")
     query = record.prediction["model_queries"][0]
     assert query["answer"] == cut == record.raw_output and query["as_text"] is None and query["read"] is None
     assert query["finish_reason"] == "length" and record.prediction["actions"] == []
     unavailable = json.dumps({"reasoning": "", "action": "Give to Human"})  # a server that ignored the schema
-    record = suite.rollout(first("pnp"), constrained(ReasonerAgent, lambda _: unavailable), context)
+    record = suite.rollout_episode(first("pnp"), constrained(ReasonerAgent, lambda _: unavailable), context)
     assert "action answer: 'Give to Human' is not one of the available choices" in (record.error or "")
-    record = suite.rollout(first("pnp"), constrained(PrompterAgent, lambda _: '{"plan": []}'), context)
+    record = suite.rollout_episode(first("pnp"), constrained(PrompterAgent, lambda _: '{"plan": []}'), context)
     assert record.status is Status.PARSE_ERROR and record.error == "plan answer: '' is not a plan step" + (
         " (Pick up OBJ, Put on the RECEP, Put in the ROOM, ...)"
     )

@@ -127,7 +127,7 @@ def test_a_perfect_model_reaches_the_oracles_success_on_all_three_task_types() -
 
 
 def test_the_episode_ends_after_15_model_calls() -> None:
-    record = HouseholdSuite().rollout(
+    record = HouseholdSuite().rollout_episode(
         first("pnp"), agent(ReasonerAgent, lambda _: "Action: Go to Room 0"), RolloutContext(seed=0, index=0)
     )
     assert record.status is Status.OK and record.prediction["ended_by"] == "model_call_limit"
@@ -177,12 +177,12 @@ def test_the_reasoner_asks_for_evidence_again_after_every_20_steps_of_following(
 
 def test_unreadable_answers_end_the_episode_as_parse_errors_with_the_raw_text() -> None:
     suite, context = HouseholdSuite(), RolloutContext(seed=0, index=0)
-    record = suite.rollout(first("pnp"), agent(ReasonerAgent, lambda _: "Action: Give to Human"), context)
+    record = suite.rollout_episode(first("pnp"), agent(ReasonerAgent, lambda _: "Action: Give to Human"), context)
     assert record.status is Status.PARSE_ERROR and record.prediction["ended_by"] == "parse_error"
     assert "action answer: 'Give to Human' is not one of the available choices" in (record.error or "")
     assert record.raw_output == "Action: Give to Human" and record.prediction["actions"] == []
     sorry = "I'm sorry, but I can't comply with that request."
-    record = suite.rollout(first("pnp"), agent(PrompterAgent, lambda _: sorry), context)
+    record = suite.rollout_episode(first("pnp"), agent(PrompterAgent, lambda _: sorry), context)
     assert record.status is Status.PARSE_ERROR and (record.error or "").startswith("plan answer: the answer has no")
     query = record.prediction["model_queries"][0]
     assert query["kind"] == "plan" and query["answer"] == sorry and query["read"] is None and query["error"]
@@ -190,7 +190,9 @@ def test_unreadable_answers_end_the_episode_as_parse_errors_with_the_raw_text() 
 
 def test_records_carry_calls_tokens_and_every_query() -> None:
     episode = first("s_hum", False)
-    record = HouseholdSuite().rollout(episode, agent(ReasonerAgent, PerfectModel(episode)), RolloutContext(0, 0))
+    record = HouseholdSuite().rollout_episode(
+        episode, agent(ReasonerAgent, PerfectModel(episode)), RolloutContext(0, 0)
+    )
     assert record.status is Status.OK and record.correct
     queries = record.prediction["model_queries"]
     assert queries[0]["kind"] == "evidence" and queries[0]["read"] == "Enough Evidence"

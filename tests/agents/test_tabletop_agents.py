@@ -86,7 +86,7 @@ def test_blind_needs_its_configuration_in_training() -> None:
 
 def rollout(task: TabletopTask, agent: Any, seed: int) -> Any:
     trial = SUITE.episodes_for_run([task], {"trials": 1})[0]
-    return SUITE.rollout(trial, agent, RolloutContext(seed=seed, index=0, options={}))
+    return SUITE.rollout_episode(trial, agent, RolloutContext(seed=seed, index=0, options={}))
 
 
 def test_blind_completes_exactly_when_it_drew_the_instructed_branch_in_a_small_configuration() -> None:

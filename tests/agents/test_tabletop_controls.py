@@ -23,7 +23,7 @@ TRAINING = {t.label: t for t in training_tasks()}
 
 def run(task: TabletopTask, agent: Any) -> Any:
     trial = SUITE.episodes_for_run([task], {"trials": 1})[0]
-    return SUITE.rollout(trial, agent, RolloutContext(seed=0, index=0, options={}))
+    return SUITE.rollout_episode(trial, agent, RolloutContext(seed=0, index=0, options={}))
 
 
 def triple(record: Any) -> tuple[float, float, float]:

@@ -51,7 +51,7 @@ def test_the_embedded_model_plans_a_trial_through_the_suite() -> None:
     suite = TabletopSuite()
     trial = suite.episodes_for_run([TASK], {"trials": 1})[0]
     try:
-        record = suite.rollout(trial, agent, RolloutContext(seed=5, index=0, options={"max_calls": 2}))
+        record = suite.rollout_episode(trial, agent, RolloutContext(seed=5, index=0, options={"max_calls": 2}))
     finally:
         agent.close()
     assert record.status in (Status.OK, Status.PARSE_ERROR)

@@ -49,7 +49,7 @@ def approx(intent: float, execution: float, complete: bool, disturbance: int) ->
 
 def test_never_letting_go_completes_nothing_and_chooses_no_place_through_heedful_run() -> None:
     trial = SUITE.episodes_for_run([STACK], {"trials": 1})[0]
-    record_ = SUITE.rollout(trial, REDTEAM["never-let-go"](), RolloutContext(seed=0, index=0, options={}))
+    record_ = SUITE.rollout_episode(trial, REDTEAM["never-let-go"](), RolloutContext(seed=0, index=0, options={}))
     assert (record_.scores["intent"], record_.scores["complete"]) == (pytest.approx(0.4), 0.0)  # was 1.0 / 1.0
     assert scores("never-let-go", BOWL) == approx(0.4, 0.4, False, 0)
 

@@ -6,8 +6,7 @@ suggests nothing, so an agent that ignores the instruction (`parity/ignore`, alw
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any, Literal
 
 import numpy as np
@@ -15,20 +14,25 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from heedful.metrics.scoring import McNemar, Scoring
 from heedful.metrics.spec import MetricSpec, RecordMetric
+from heedful.protocols import Agent, DecisionAgent
 from heedful.records import Record, Status
 from heedful.replies import AgentReply
-from heedful.suites.base import RolloutContext, SuiteBase
-from heedful.suites.episode_files import read_episodes, write_dataset
+from heedful.suites.base import RolloutContext
+from heedful.suites.declared import DeclaredSuite
 from heedful.suites.options import RunOptions
+from heedful.suites.parts import Episodes, Options, Progress, RecordBase, Rollout
+
+Instruction = Literal["pick the largest", "pick the smallest"]
+Split = Literal["train", "test"]
 
 
 class ParityEpisode(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     episode_id: str
-    split: Literal["train", "test"]
+    split: Split
     numbers: list[int]
-    instruction: Literal["pick the largest", "pick the smallest"]
+    instruction: Instruction
     gold: int
 
 
@@ -36,74 +40,60 @@ class ParityOptions(RunOptions):
     reverse: StrictBool = Field(False, description="show the numbers in reverse order")
 
 
-class ParitySuite(SuiteBase):
-    name = "parity"
-    version = "parity-v1"
-    accuracy = RecordMetric(
-        name="accuracy",
-        description="share of episodes answered with the right parity",
-        unit="episode",
-        value=lambda record: float(record.correct is True),
-        binary=True,
-    )
-    scoring = Scoring(MetricSpec((accuracy,)), mcnemar=McNemar("accuracy", lambda r: r.correct is True, "episode"))
-    run_options = ParityOptions
-    splits = ("all", "train", "test")
-    agent_kinds = ("decision",)
-    check_config = {"episodes": 8}  # noqa: RUF012
-
-    def generate(
-        self, seed: int, config: dict[str, Any] | None = None, progress: Callable[[int, int], Any] | None = None
-    ) -> list[ParityEpisode]:
-        rng = np.random.default_rng(seed)
-        episodes = []
-        for i in range(int((config or {}).get("episodes", 40))):
-            numbers = [int(n) for n in rng.choice(100, size=4, replace=False)]
-            largest = i % 2 == 0
-            instruction = "pick the largest" if largest else "pick the smallest"
-            gold = max(numbers) if largest else min(numbers)
-            split = "train" if i % 5 == 0 else "test"
-            episodes.append(
-                ParityEpisode(episode_id=f"p{i:03d}", split=split, numbers=numbers, instruction=instruction, gold=gold)
-            )
-        return episodes
-
-    def load_dataset(self, path: Path, *, verify: bool = True) -> list[ParityEpisode]:
-        return read_episodes(path, ParityEpisode, suite=self.name, verify=verify)
-
-    def save_dataset(self, episodes: Sequence[Any], out: Path, meta: dict[str, Any]) -> dict[str, Any]:
-        return write_dataset(episodes, out, dataset_format=self.version, meta=meta, counts={"instances": len(episodes)})
-
-    def episode_schema(self) -> str:
-        import json
-
-        return json.dumps(ParityEpisode.model_json_schema())
-
-    def parse_episode(self, text: str) -> ParityEpisode:
-        return ParityEpisode.model_validate_json(text)
-
-    def training_episodes(self, episodes: Sequence[Any]) -> list[Any]:
-        return [ep for ep in episodes if ep.split == "train"]
-
-    def rollout(self, episode: ParityEpisode, agent: Any, context: RolloutContext) -> Record:
-        numbers = episode.numbers[::-1] if context.options.get("reverse") else episode.numbers
-        text = agent.decide({"numbers": numbers, "instruction": episode.instruction}).text
-        ok = text.strip().lstrip("-").isdigit()
-        return self._record(
-            episode,
-            context,
-            status=Status.OK if ok else Status.PARSE_ERROR,
-            raw_output=text,
-            prediction=int(text) if ok else None,
-            correct=ok and int(text) == episode.gold,
+def generate(seed: int, config: Mapping[str, object], progress: Progress | None) -> list[ParityEpisode]:
+    rng = np.random.default_rng(seed)
+    episodes = []
+    for i in range(int(str(config.get("episodes", 40)))):
+        numbers = [int(n) for n in rng.choice(100, size=4, replace=False)]
+        largest = i % 2 == 0
+        instruction: Instruction = "pick the largest" if largest else "pick the smallest"
+        gold = max(numbers) if largest else min(numbers)
+        split: Split = "train" if i % 5 == 0 else "test"
+        episodes.append(
+            ParityEpisode(episode_id=f"p{i:03d}", split=split, numbers=numbers, instruction=instruction, gold=gold)
         )
+    return episodes
 
-    def failure_record(self, episode: ParityEpisode, context: RolloutContext, status: Status, error: str) -> Record:
-        return self._record(episode, context, status=status, error=error)
 
-    def _record(self, episode: ParityEpisode, context: RolloutContext, **fields: Any) -> Record:
-        keys = {"instruction": episode.instruction, "split": episode.split}
-        return Record(episode_id=episode.episode_id, index=context.index, keys=keys, gold=episode.gold, **fields)
+def record_base(episode: ParityEpisode, context: RolloutContext) -> RecordBase:
+    return RecordBase(keys={"instruction": episode.instruction, "split": episode.split}, gold=episode.gold)
+
+
+def rollout(episode: ParityEpisode, agent: Agent, context: RolloutContext) -> Record:
+    assert isinstance(agent, DecisionAgent)  # the runner gives this suite decision agents only
+    numbers = episode.numbers[::-1] if context.options.get("reverse") else episode.numbers
+    text = agent.decide({"numbers": numbers, "instruction": episode.instruction}).text
+    ok = text.strip().lstrip("-").isdigit()
+    base = record_base(episode, context)
+    return Record(
+        episode_id=episode.episode_id,
+        index=context.index,
+        keys=base.keys,
+        gold=base.gold,
+        status=Status.OK if ok else Status.PARSE_ERROR,
+        raw_output=text,
+        prediction=int(text) if ok else None,
+        correct=ok and int(text) == episode.gold,
+    )
+
+
+accuracy = RecordMetric(
+    name="accuracy",
+    description="share of episodes answered with the right parity",
+    unit="episode",
+    value=lambda record: float(record.correct is True),
+    binary=True,
+)
+SUITE = DeclaredSuite(
+    name="parity",
+    version="parity-v1",
+    episodes=Episodes(
+        ParityEpisode, generate, "parity-dataset/1", splits=("all", "train", "test"), check_config={"episodes": 8}
+    ),
+    options=Options(ParityOptions),
+    rollout=Rollout(ParityEpisode, rollout, record_base, kinds=frozenset({"decision"})),
+    scoring=Scoring(MetricSpec((accuracy,)), mcnemar=McNemar("accuracy", lambda r: r.correct is True, "episode")),
+)
 
 
 class OracleAgent:

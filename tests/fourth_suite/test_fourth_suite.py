@@ -15,7 +15,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 ENTRY_POINTS = """\
 [heedful.suites]
-parity = parity_suite:ParitySuite
+parity = parity_suite:SUITE
 
 [heedful.agents]
 parity/oracle = parity_suite:OracleAgent

@@ -166,7 +166,7 @@ def test_an_answer_cut_by_max_tokens_is_a_parse_error_with_finish_reason_length(
     episode = suite.load_dataset(small_dataset)[0]
     agent = LLMDecisionAgent(base_url=served.url, model=served.model, max_tokens=3, use_cache=False)
     try:
-        record = suite.rollout(episode, agent, RolloutContext(seed=1, index=0))
+        record = suite.rollout_episode(episode, agent, RolloutContext(seed=1, index=0))
     finally:
         agent.close()
     assert record.status is Status.PARSE_ERROR and "not valid JSON" in (record.error or "")

@@ -54,7 +54,7 @@ def test_random_valid_answers_score_the_computed_chance_on_every_metric(default_
     records: list[Record] = []
     for d in range(draws):
         agent = _Agent(d)
-        records = [suite.rollout(ep, agent, RolloutContext(seed=i, index=i)) for i, ep in enumerate(episodes)]
+        records = [suite.rollout_episode(ep, agent, RolloutContext(seed=i, index=i)) for i, ep in enumerate(episodes)]
         for family in index_families(records).values():
             k, n = family_counts(family)
             for metric, a, b in zip(SPEC.names, k, n, strict=True):
@@ -71,7 +71,7 @@ def test_random_valid_answers_score_the_computed_chance_on_every_metric(default_
 def test_records_without_their_inputs_give_no_chance(default_episodes: Any) -> None:
     suite = DecisionsSuite()
     ep = default_episodes[0]
-    record = suite.rollout(ep, RandomValidAgent(), RolloutContext(seed=0, index=0))
+    record = suite.rollout_episode(ep, RandomValidAgent(), RolloutContext(seed=0, index=0))
     assert decisions_chance([record])
     old = record.model_copy(update={"inputs": {}})
     assert decisions_chance([old]) == {}

@@ -22,7 +22,9 @@ SUITE = HouseholdSuite()
 
 
 def rollout(episode: HouseholdEpisode, policy: doubles.Policy, **options: Any) -> Record:
-    return SUITE.rollout(episode, doubles.PolicyDouble(policy), RolloutContext(seed=0, index=0, options=options))
+    return SUITE.rollout_episode(
+        episode, doubles.PolicyDouble(policy), RolloutContext(seed=0, index=0, options=options)
+    )
 
 
 def episodes(task_type: str, *, ambiguous: bool | None = None, goal: str | None = None) -> list[HouseholdEpisode]:

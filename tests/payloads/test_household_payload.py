@@ -70,7 +70,7 @@ def test_legacy_rows_read_the_codes_their_messages_meant() -> None:
 
 def test_a_real_rollout_stores_typed_calls() -> None:
     episode = first("pnp")
-    record = HouseholdSuite().rollout(episode, OracleAgent(), RolloutContext(0, 0))
+    record = HouseholdSuite().rollout_episode(episode, OracleAgent(), RolloutContext(0, 0))
     entries = read_tools(record.prediction["tools"])  # type: ignore[index]
     assert entries and all(isinstance(e, ToolEntry) for e in entries)
     puts = [e for e in entries if e.ok and e.action.startswith("Put")]

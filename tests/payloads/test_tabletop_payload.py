@@ -18,7 +18,7 @@ def records() -> dict[str, Record]:
     suite = TabletopSuite()
     trial = suite.episodes_for_run(suite.generate(0)[:1], {"trials": 1})[0]
     return {
-        name: suite.rollout(trial, agent, RolloutContext(seed=0, index=0))
+        name: suite.rollout_episode(trial, agent, RolloutContext(seed=0, index=0))
         for name, agent in (("oracle", OracleAgent()), ("noop", NoopAgent()))
     }
 

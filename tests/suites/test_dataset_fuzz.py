@@ -86,7 +86,7 @@ def _oracle_scores_every_episode(name: str, episodes: list[Any]) -> bool:
     if name != "decisions":
         return True  # household and tabletop: what loads passed the world checks (the load is the assertion)
     suite, oracle = get_suite(name), OracleAgent()
-    records = [suite.rollout(ep, oracle, RolloutContext(seed=0, index=i)) for i, ep in enumerate(episodes)]
+    records = [suite.rollout_episode(ep, oracle, RolloutContext(seed=0, index=i)) for i, ep in enumerate(episodes)]
     return all(r.correct is True for r in records)
 
 

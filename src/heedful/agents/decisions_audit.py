@@ -90,7 +90,7 @@ def run_control(control: Control, episodes: Sequence[DecisionEpisode], seed: int
         declared.fit(train)
     options = {"mask": control.mask}
     return [
-        suite.rollout(
+        suite.rollout_episode(
             ep, agent, RolloutContext(derive_seed(seed, ep.episode_id), index=i, options=options, run_seed=seed)
         )
         for i, ep in enumerate(chosen)

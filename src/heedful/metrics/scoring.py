@@ -21,6 +21,7 @@ from heedful.errors import RunError
 from heedful.metrics.arms import ArmsView
 from heedful.metrics.groups import ALL
 from heedful.metrics.reference import GENERIC, Reference
+from heedful.metrics.rows import MetricRow
 from heedful.metrics.spec import Metric, MetricSpec, RecordMetric
 from heedful.records import Record
 
@@ -33,6 +34,8 @@ Counts = NDArray[np.float64] | NDArray[np.int64]
 """Per-unit numerators or denominators: floats (means) or integer counts."""
 
 GroupsOf = Callable[[Record], Sequence[str]]
+ReferenceRows = tuple[Mapping[tuple[str, str], float], Sequence[MetricRow]]
+"""(the reference level of each (group, metric), rows to append to the report)."""
 """The groups a record (and its unit) belongs to (heedful.metrics.groups names)."""
 
 
@@ -198,6 +201,9 @@ class Scoring:
     """How the language-dependence table of the suite's `--arms` jobs is cut (heedful.metrics.arms)."""
     reference: Reference = GENERIC
     """What the rows' `chance` level is, named for what it is (heedful.metrics.reference)."""
+    reference_levels: Callable[[Sequence[Record]], ReferenceRows] | None = None
+    """The reference level of each (group, metric) the records give, and rows of their own (tabletop: the blind
+    draw's `chance ...` rows), added to the report after the engine's rows; None: no reference column."""
 
     @property
     def full_spec(self) -> MetricSpec:

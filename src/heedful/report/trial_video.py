@@ -222,7 +222,7 @@ class TrialVideos:
             agent = self._rerun_agent()
         context = episode_context(self.spec, trial, stored.index, {**self.spec.options, "video_dir": folder})
         try:
-            return self.suite.rollout(trial, agent, context)
+            return self.suite.rollout_episode(trial, agent, context)
         except (AgentInterfaceError, AgentTimeoutError, OSError) as exc:  # a policy server that is down
             error = self._cannot_rerun(exc)
             self._agent_error = str(error)  # the next trials get the note at once, not after another timeout

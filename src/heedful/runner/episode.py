@@ -22,6 +22,12 @@ from heedful.suites.base import Episode, RolloutContext, Suite
 
 SUITE_CODE = (f"heedful{os.sep}suites{os.sep}", f"heedful{os.sep}sims{os.sep}")
 """Where a crash's call site is looked for: the suite's and simulator's own code (never the runner's)."""
+SUITE_PLUMBING = (f"suites{os.sep}base.py", f"suites{os.sep}declared.py")
+"""The library's side of the suite contract (it forwards to a suite's parts): never a crash's call site."""
+
+
+def _suite_code(filename: str) -> bool:
+    return any(part in filename for part in SUITE_CODE) and not filename.endswith(SUITE_PLUMBING)
 
 
 def crash_message(exc: BaseException) -> str:
@@ -37,8 +43,8 @@ def crash_message(exc: BaseException) -> str:
     if frames:
         last = frames[-1]
         text += f" (at {Path(last.filename).name}:{last.lineno} in {last.name}"
-        if not any(part in last.filename for part in SUITE_CODE):
-            site = next((f for f in reversed(frames) if any(part in f.filename for part in SUITE_CODE)), None)
+        if not _suite_code(last.filename):
+            site = next((f for f in reversed(frames) if _suite_code(f.filename)), None)
             if site is not None:
                 text += f"; from {Path(site.filename).name}:{site.lineno} in {site.name}"
         text += ")"
@@ -75,7 +81,7 @@ def rollout_one(
     context = episode_context(spec, episode, index, declared=declared)
     start = time.perf_counter()
     try:
-        record = suite.rollout(episode, agent, context)
+        record = suite.rollout_episode(episode, agent, context)
     except BudgetExceededError:
         raise  # not an outcome of this episode: the run stops and the episode stays unattempted
     except AgentInterfaceError as exc:

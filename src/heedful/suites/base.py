@@ -140,7 +140,7 @@ class Suite(Protocol):
         """The episodes agents may fit on (the train split)."""
         ...
 
-    def rollout(self, episode: Any, agent: Any, context: RolloutContext) -> Record:
+    def rollout_episode(self, episode: Any, agent: Any, context: RolloutContext) -> Record:
         """Run one episode with `agent`. Agent transport errors become records with their own status."""
         ...
 
@@ -313,6 +313,12 @@ class SuiteBase:
                 "or write its report and compare"
             )
         return self.scoring
+
+    def rollout(self, episode: Any, agent: Any, context: RolloutContext) -> Record:
+        raise NotImplementedError
+
+    def rollout_episode(self, episode: Any, agent: Any, context: RolloutContext) -> Record:
+        return self.rollout(episode, agent, context)
 
     def check_options(self, options: dict[str, Any]) -> None:
         validate(self.name, self.run_options, options)

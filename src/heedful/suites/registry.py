@@ -1,19 +1,25 @@
-"""The suite registry. Third parties add suites through the `heedful.suites` entry-point group."""
+"""The suite registry. Third parties add suites through the `heedful.suites` entry-point group: `module:NAME` of a
+`DeclaredSuite` (heedful.suites.declared), or of a class or function that builds a suite with no arguments."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from heedful.registry import Registry
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from heedful.suites.base import Suite
+    from heedful.suites.declared import DeclaredSuite
 
 SuiteFactory = Callable[[], "Suite"]
-"""What the registry holds: a suite class (or any callable) that builds the suite with no arguments."""
+"""A suite class (or any callable) that builds the suite with no arguments."""
+SuiteEntry: TypeAlias = "DeclaredSuite[BaseModel, BaseModel] | SuiteFactory"
+"""What the registry holds: a declared suite, or a factory of a suite."""
 
-SUITES: Registry[SuiteFactory] = Registry(
+SUITES: Registry[SuiteEntry] = Registry(
     kind="suite",
     group="heedful.suites",
     builtins={
@@ -25,5 +31,8 @@ SUITES: Registry[SuiteFactory] = Registry(
 
 
 def get_suite(name: str) -> Suite:
-    """Instantiate the suite registered as `name`."""
-    return SUITES.get(name)()
+    """The suite registered as `name` (a declared suite as it is, a factory's suite built now)."""
+    from heedful.suites.declared import DeclaredSuite
+
+    entry = SUITES.get(name)
+    return entry if isinstance(entry, DeclaredSuite) else entry()

@@ -32,7 +32,7 @@ def with_other(sample: list[Any]) -> list[DecisionRunEpisode]:
 
 def _roll(episode: Any, agent: Any, arm: str | None, seed: int = 5) -> Any:
     options = {} if arm is None else {"instruction": arm}
-    return SUITE.rollout(episode, agent, RolloutContext(seed=seed, index=0, options=options))
+    return SUITE.rollout_episode(episode, agent, RolloutContext(seed=seed, index=0, options=options))
 
 
 class Recorder:

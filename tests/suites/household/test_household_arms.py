@@ -25,7 +25,7 @@ def _episodes(arm: str | None) -> list[Any]:
 
 def _roll(episode: Any, agent: Any, arm: str | None) -> Any:
     options = {} if arm is None else {"instruction": arm}
-    return SUITE.rollout(episode, agent, RolloutContext(seed=11, index=0, options=options))
+    return SUITE.rollout_episode(episode, agent, RolloutContext(seed=11, index=0, options=options))
 
 
 class Wanderer:

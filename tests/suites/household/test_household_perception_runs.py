@@ -73,9 +73,9 @@ def test_the_live_map_reports_the_same_errors_when_exploring() -> None:
 def test_oracle_condition_and_zero_rates_leave_every_trajectory_unchanged() -> None:
     zero = {"perception": "noisy", "miss_rate": 0.0, "false_positive_rate": 0.0, "confusion_rate": 0.0}
     for episode in small_episodes()[::3]:
-        plain = SUITE.rollout(episode, CommonsenseAgent(), RolloutContext(seed=0, index=0))
-        oracle = SUITE.rollout(episode, CommonsenseAgent(), RolloutContext(0, 0, {"perception": "oracle"}))
-        coupled = SUITE.rollout(episode, CommonsenseAgent(), RolloutContext(0, 0, zero))
+        plain = SUITE.rollout_episode(episode, CommonsenseAgent(), RolloutContext(seed=0, index=0))
+        oracle = SUITE.rollout_episode(episode, CommonsenseAgent(), RolloutContext(0, 0, {"perception": "oracle"}))
+        coupled = SUITE.rollout_episode(episode, CommonsenseAgent(), RolloutContext(0, 0, zero))
         assert oracle.deterministic_dict() == plain.deterministic_dict()
         assert "perception" not in plain.prediction
         assert coupled.prediction.pop("perception")["missed"] == 0
@@ -107,7 +107,7 @@ def test_noisy_runs_are_byte_identical_serial_or_in_a_pool(tmp_path: Path) -> No
 def test_noise_changes_outcomes_and_a_blind_detector_fails_everything() -> None:
     blind = {"perception": "noisy", "miss_rate": 1.0, "false_positive_rate": 0.0, "confusion_rate": 0.0}
     for episode in small_episodes()[:4]:
-        record = SUITE.rollout(episode, CommonsenseAgent(), RolloutContext(0, 0, blind))
+        record = SUITE.rollout_episode(episode, CommonsenseAgent(), RolloutContext(0, 0, blind))
         assert record.scores["success"] == 0.0
         assert record.prediction["perception"]["target_detectable"] == 0
 

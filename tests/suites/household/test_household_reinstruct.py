@@ -22,7 +22,7 @@ def _pnp() -> Any:
 
 
 def _roll(episode: Any, agent: Any) -> Any:
-    return SUITE.rollout(episode, agent, RolloutContext(seed=11, index=0, options=RULE))
+    return SUITE.rollout_episode(episode, agent, RolloutContext(seed=11, index=0, options=RULE))
 
 
 class FirstWords:

@@ -146,7 +146,7 @@ class ScriptedAgent:
 
 
 def _rollout(episode: Any, answers: list[str], **options: Any) -> Any:
-    return SUITE.rollout(episode, ScriptedAgent(answers), RolloutContext(seed=0, index=0, options=options))
+    return SUITE.rollout_episode(episode, ScriptedAgent(answers), RolloutContext(seed=0, index=0, options=options))
 
 
 def test_unparsable_or_unavailable_answers_end_the_episode_as_parse_errors() -> None:

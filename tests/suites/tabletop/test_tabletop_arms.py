@@ -30,7 +30,7 @@ def _trial(task: str, arm: str | None) -> TabletopTrial:
 
 def _roll(task: str, agent: Any, arm: str | None, seed: int = 3) -> Any:
     options = {} if arm is None else {"instruction": arm}
-    return SUITE.rollout(_trial(task, arm), agent, RolloutContext(seed=seed, index=0, options=options))
+    return SUITE.rollout_episode(_trial(task, arm), agent, RolloutContext(seed=seed, index=0, options=options))
 
 
 class RecordingPlanner:

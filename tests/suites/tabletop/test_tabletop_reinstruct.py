@@ -29,7 +29,7 @@ def _trial(rule: str) -> TabletopTrial:
 
 
 def _roll(agent: Any, rule: str) -> Record:
-    return SUITE.rollout(_trial(rule), agent, RolloutContext(seed=3, index=0, options={"reinstruct": rule}))
+    return SUITE.rollout_episode(_trial(rule), agent, RolloutContext(seed=3, index=0, options={"reinstruct": rule}))
 
 
 def test_the_oracle_re_plans_and_does_the_new_task() -> None:

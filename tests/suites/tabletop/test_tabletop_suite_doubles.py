@@ -39,7 +39,7 @@ def task(scene: int, action: str, **grounded: Any) -> TabletopTask:
 
 def run(t: TabletopTask, agent: Any) -> tuple[float, float, bool]:
     trial = SUITE.episodes_for_run([t], {"trials": 1})[0]
-    record = SUITE.rollout(trial, agent, RolloutContext(seed=0, index=0, options={}))
+    record = SUITE.rollout_episode(trial, agent, RolloutContext(seed=0, index=0, options={}))
     Record.model_validate_json(record.model_dump_json())  # stored and read back (finding 1)
     s = record.scores
     return s["intent"], s["execution"], s["complete"] == 1.0

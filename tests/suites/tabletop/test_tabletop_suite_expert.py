@@ -25,7 +25,7 @@ def failures(tasks: list[TabletopTask], rounds: dict[str, int]) -> list[str]:
     out = []
     for task in tasks:
         trial = SUITE.episodes_for_run([task], {"trials": rounds[task.task] + 1})[-1]
-        record = SUITE.rollout(trial, OracleAgent(), RolloutContext(seed=0, index=0, options={}))
+        record = SUITE.rollout_episode(trial, OracleAgent(), RolloutContext(seed=0, index=0, options={}))
         s = record.scores
         if not (s["intent"] == s["execution"] == s["complete"] == 1.0):
             out.append(f"{trial.episode_id}: {s} {record.prediction['failed_stage']} {record.prediction['stages']}")

@@ -68,7 +68,7 @@ def test_episodes_cross_process_boundaries_as_json() -> None:
 
 
 def rollout(t: TabletopTrial, agent: Any, seed: int = 7) -> Any:
-    return SUITE.rollout(t, agent, RolloutContext(seed=seed, index=0, options={}))
+    return SUITE.rollout_episode(t, agent, RolloutContext(seed=seed, index=0, options={}))
 
 
 def test_a_trial_runs_its_full_horizon_and_the_record_says_which_stage_failed() -> None:
@@ -222,6 +222,8 @@ def test_the_process_pool_gives_the_serial_records(tmp_path: Path) -> None:
 @pytest.mark.render
 def test_video_option_writes_an_mp4_per_trial(tmp_path: Path) -> None:
     t = trial("s1_L0_000_pickup")
-    record = SUITE.rollout(t, OracleAgent(), RolloutContext(seed=0, index=0, options={"video_dir": str(tmp_path)}))
+    record = SUITE.rollout_episode(
+        t, OracleAgent(), RolloutContext(seed=0, index=0, options={"video_dir": str(tmp_path)})
+    )
     path = Path(record.prediction["video"])
     assert path.parent == tmp_path and path.suffix == ".mp4" and path.stat().st_size > 1000
