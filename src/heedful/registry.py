@@ -50,6 +50,14 @@ class Registry(Generic[T]):
 
     def get(self, name: str) -> T:
         """Import and return the object registered as `name`; raise UnknownNameError with a suggestion."""
+        module_name, _, attr = self.target(name).partition(":")
+        obj = importlib.import_module(module_name)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+        return obj  # type: ignore[return-value]
+
+    def target(self, name: str) -> str:
+        """The `"module:attr"` registered as `name` (what a spawned worker imports); raise UnknownNameError."""
         target = self._targets.get(name)
         if target is None:  # built-ins win over entry points, so only another name needs the (costly) discovery
             self._discover()
@@ -59,8 +67,4 @@ class Registry(Generic[T]):
                 f"unknown {self.kind} {name!r}{suggest(name, self._targets)}; "
                 f"choose one of: {', '.join(sorted(self._targets))}"
             )
-        module_name, _, attr = target.partition(":")
-        obj = importlib.import_module(module_name)
-        for part in attr.split("."):
-            obj = getattr(obj, part)
-        return obj  # type: ignore[return-value]
+        return target

@@ -28,16 +28,21 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
+from heedful.capabilities import AGENT_KINDS
 from heedful.errors import AgentInterfaceError, AgentTimeoutError
-from heedful.metrics.rows import MetricRow
+from heedful.metrics.scoring import Scoring
+from heedful.metrics.spec import MetricSpec
+from heedful.protocols import Agent
 from heedful.records import Record, Status
 from heedful.runner import RunSpec, load_run, run
 from heedful.runner.commits import CommitPolicy
-from heedful.suites.base import RolloutContext, SuiteBase
+from heedful.suites.base import RolloutContext
+from heedful.suites.declared import DeclaredSuite
+from heedful.suites.parts import Episodes, RecordBase, Rollout
 
 SUITE_NAME = "toy-runner"
 AGENT_NAME = "toy-runner-agent"
-SUITE_TARGET = "runner_toy:ToySuite"
+SUITE_TARGET = "runner_toy:SUITE"
 AGENT_TARGET = "runner_toy:ToyAgent"
 FAULT_VARS = (
     "HEEDFUL_TOY_DELAY",
@@ -74,59 +79,47 @@ def make_episodes(n: int = 24) -> list[ToyEpisode]:
     ]
 
 
-class ToySuite(SuiteBase):
-    name = SUITE_NAME
-    version = "toy-runner-v1"
-    run_order = "dataset"  # the runner's tests interrupt, hang and exit at numbered episodes
-    report_clusters = ("instance",)
+def toy_hash(episodes: Sequence[BaseModel]) -> str:
+    digest = hashlib.sha256()
+    for episode in episodes:
+        digest.update(episode.model_dump_json().encode() + b"\n")
+    return digest.hexdigest()[:16]
 
-    def generate(self, seed: int, config: dict[str, Any] | None = None) -> list[ToyEpisode]:
-        return make_episodes(int((config or {}).get("n", 24)))
 
-    def load_dataset(self, path: Path, *, verify: bool = True) -> list[ToyEpisode]:
-        raise NotImplementedError
+def toy_record_base(episode: ToyEpisode, context: RolloutContext) -> RecordBase:
+    return RecordBase(keys={"split": episode.split}, gold=episode.answer)
 
-    def save_dataset(self, episodes: Sequence[Any], out: Path, meta: dict[str, Any]) -> dict[str, Any]:
-        raise NotImplementedError
 
-    def parse_episode(self, text: str) -> ToyEpisode:
-        return ToyEpisode.model_validate_json(text)
+def toy_rollout(episode: ToyEpisode, agent: Agent, context: RolloutContext) -> Record:
+    assert isinstance(agent, ToyAgent)
+    guess, draw = agent.act(episode, context.seed)
+    return Record(
+        episode_id=episode.episode_id,
+        index=context.index,
+        status=Status.OK,
+        keys={"split": episode.split},
+        gold=episode.answer,
+        prediction=guess,
+        correct=guess == episode.answer,
+        scores={"draw": draw},
+        agent_info={"bias": agent.bias, "mask": bool(context.options.get("mask", False))},
+    )
 
-    def dataset_hash(self, episodes: Sequence[ToyEpisode]) -> str:
-        digest = hashlib.sha256()
-        for episode in episodes:
-            digest.update(episode.model_dump_json().encode() + b"\n")
-        return digest.hexdigest()[:16]
 
-    def training_episodes(self, episodes: Sequence[ToyEpisode]) -> list[ToyEpisode]:
-        return [e for e in episodes if e.split == "train"]
-
-    def rollout(self, episode: ToyEpisode, agent: ToyAgent, context: RolloutContext) -> Record:
-        guess, draw = agent.act(episode, context.seed)
-        return Record(
-            episode_id=episode.episode_id,
-            index=context.index,
-            status=Status.OK,
-            keys={"split": episode.split},
-            gold=episode.answer,
-            prediction=guess,
-            correct=guess == episode.answer,
-            scores={"draw": draw},
-            agent_info={"bias": agent.bias, "mask": bool(context.options.get("mask", False))},
-        )
-
-    def failure_record(self, episode: ToyEpisode, context: RolloutContext, status: Status, error: str) -> Record:
-        return Record(
-            episode_id=episode.episode_id,
-            index=context.index,
-            status=status,
-            error=error,
-            keys={"split": episode.split},
-            gold=episode.answer,
-        )
-
-    def report(self, records: Sequence[Record], options: dict[str, Any]) -> list[MetricRow]:
-        return []
+SUITE = DeclaredSuite(
+    name=SUITE_NAME,
+    version="toy-runner-v1",
+    episodes=Episodes(
+        ToyEpisode,
+        lambda seed, config, progress: make_episodes(int(str(config.get("n", 24)))),
+        "toy-runner-dataset/1",
+        content_hash=toy_hash,
+    ),
+    # the runner's tests interrupt, hang and exit at numbered episodes: they run in dataset order
+    rollout=Rollout(ToyEpisode, toy_rollout, toy_record_base, kinds=frozenset(AGENT_KINDS), order="dataset"),
+    scoring=Scoring(MetricSpec(())),
+)
+"""The toy suite (its report: the status rows only)."""
 
 
 def _env_int(name: str) -> int | None:
@@ -189,8 +182,8 @@ def toy_spec(episodes: Sequence[Any], **changes: Any) -> RunSpec:
     """A spec for the toy suite and agent on `episodes`, with `changes` applied."""
     fields: dict[str, Any] = {
         "suite": SUITE_NAME,
-        "suite_version": ToySuite.version,
-        "dataset_hash": ToySuite().dataset_hash(episodes),
+        "suite_version": SUITE.version,
+        "dataset_hash": SUITE.dataset_hash(episodes),
         "dataset_source": "generated:seed=0",
         "agent": AGENT_NAME,
         "agent_args": {},

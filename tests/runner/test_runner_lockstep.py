@@ -9,12 +9,13 @@ import re
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from lockstep_controllers import CRASH_WORD
-from runner_toy import ToyEpisode, ToySuite, make_episodes, toy_spec
+from runner_toy import SUITE, ToyEpisode, make_episodes, toy_spec
 
 from heedful.agents.registry import AGENTS
 from heedful.agents.tabletop import OracleAgent
@@ -22,10 +23,12 @@ from heedful.api import evaluate
 from heedful.capabilities import capabilities
 from heedful.cli import main
 from heedful.errors import ConfigError
-from heedful.records import Status
+from heedful.protocols import Agent, ControllerAgent
+from heedful.records import Record, Status
 from heedful.runner import load_run
 from heedful.runner.lockstep import Batcher, check_batchable, lockstep_rollouts, longest_first
 from heedful.suites.base import RolloutContext
+from heedful.suites.declared import DeclaredSuite
 
 HERE = Path(__file__).resolve().parent
 _POLICY_CRASH = re.compile(
@@ -101,23 +104,18 @@ def test_each_window_starts_its_longest_episodes_first_and_keeps_ties_in_order()
     assert list(longest_first(iter([]), 3, lambda _: 1)) == []
 
 
-class _StepsSuite(ToySuite):
-    """A toy suite whose episode `number` asks the controller `number` times (and says so before it runs)."""
-
-    def episode_steps(self, episode: ToyEpisode) -> int | None:
-        return episode.number
-
-    def rollout(self, episode: ToyEpisode, agent: Any, context: RolloutContext) -> Any:
-        time.sleep(0.05)  # setting up, as a simulator does: the driver starts the other episodes meanwhile
-        answers = [int(agent.predict({"n": episode.number, "step": step})) for step in range(episode.number)]
-        return self.failure_record(episode, context, Status.OK, f"answers {answers}")
+def _steps_rollout(episode: ToyEpisode, agent: Agent, context: RolloutContext) -> Record:
+    """Asks the controller `number` times."""
+    assert isinstance(agent, ControllerAgent)
+    time.sleep(0.05)  # setting up, as a simulator does: the driver starts the other episodes meanwhile
+    answers = [int(agent.predict({"n": episode.number, "step": step})) for step in range(episode.number)]
+    return SUITE.failure_record(episode, context, Status.OK, f"answers {answers}")
 
 
-class _UnknownStepsSuite(_StepsSuite):
-    """The same rollouts, without saying how long an episode is."""
-
-    def episode_steps(self, episode: ToyEpisode) -> int | None:
-        return None
+UNKNOWN_STEPS_SUITE = replace(SUITE, rollout=replace(SUITE.rollout, run=_steps_rollout))
+"""A toy suite whose episode `number` asks the controller `number` times, without saying so before it runs."""
+STEPS_SUITE = replace(SUITE, rollout=replace(UNKNOWN_STEPS_SUITE.rollout, steps=lambda episode: episode.number))
+"""The same rollouts; each episode says how long it is."""
 
 
 class _Counting:
@@ -138,8 +136,10 @@ class _Counting:
         return [10 * o["n"] + o["step"] for o in observations]
 
 
-@pytest.mark.parametrize("suite", [_StepsSuite(), _UnknownStepsSuite()], ids=["steps known", "steps unknown"])
-def test_lockstep_starts_the_longest_episodes_first_so_no_call_runs_short_of_a_full_batch(suite: ToySuite) -> None:
+@pytest.mark.parametrize("suite", [STEPS_SUITE, UNKNOWN_STEPS_SUITE], ids=["steps known", "steps unknown"])
+def test_lockstep_starts_the_longest_episodes_first_so_no_call_runs_short_of_a_full_batch(
+    suite: DeclaredSuite[ToyEpisode, ToyEpisode],
+) -> None:
     # In run order a long episode starts beside a short one and runs on alone while the next episodes start and end;
     # longest first, the long ones run together and the short ones after them.
     episodes = [e.model_copy(update={"number": n}) for e, n in zip(make_episodes(4), [1, 9, 1, 9], strict=True)]
@@ -150,7 +150,7 @@ def test_lockstep_starts_the_longest_episodes_first_so_no_call_runs_short_of_a_f
         n = episodes[record.index].number
         assert record.error == f"answers {[10 * n + step for step in range(n)]}"
     assert sum(agent.sizes) == 20
-    if isinstance(suite, _UnknownStepsSuite):
+    if suite is UNKNOWN_STEPS_SUITE:
         assert 1 in agent.sizes[:-2]  # in run order, a long one ran alone before the end
     else:
         assert agent.sizes[:9] == [2] * 9  # the long ones together (the short ones after them may start apart)
@@ -179,7 +179,7 @@ def test_the_batched_call_runs_with_the_thread_count_torch_was_given() -> None:
     try:
         episodes = [e.model_copy(update={"number": n}) for e, n in zip(make_episodes(3), [1, 2, 3], strict=True)]
         agent = _ThreadCounting()
-        list(lockstep_rollouts(_StepsSuite(), agent, iter(enumerate(episodes)), toy_spec(episodes), batch=2))
+        list(lockstep_rollouts(STEPS_SUITE, agent, iter(enumerate(episodes)), toy_spec(episodes), batch=2))
         assert agent.sizes and agent.openmp_threads == {1}
     finally:
         torch.set_num_threads(before)

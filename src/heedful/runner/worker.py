@@ -57,7 +57,7 @@ def worker_setup(work: Work) -> dict[str, Any]:
         "spec": spec.model_dump_json(),
         # `--agent MODULE:CLASS` from the current directory: the worker imports it from there too
         "user_dirs": user_dirs(agent_cls),
-        "suite_target": import_target(SUITES.get(spec.suite), f"suite {spec.suite!r}"),
+        "suite_target": SUITES.target(spec.suite),  # a declared suite is an object: its registered path finds it
         "agent_target": import_target(agent_cls, f"agent {spec.agent!r}"),
         "train": [ep.model_dump_json() for ep in work.train] if work.declared.fittable else [],
         "batch": work.batch,
