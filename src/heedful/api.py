@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from heedful.capabilities import Capabilities, capabilities
 from heedful.errors import ConfigError, DatasetError
@@ -30,7 +30,9 @@ from heedful.sims.gl_devices import check_egl_devices, parse_egl_devices
 
 if TYPE_CHECKING:  # annotations only: importing the API starts no suite and no runner
     from heedful.runner.run import RunResult
-    from heedful.suites.base import Suite
+    from heedful.suites.base import Episode, Suite
+
+E = TypeVar("E", bound="Episode")
 
 __all__ = [
     "check_agent_inputs",
@@ -55,7 +57,7 @@ __all__ = [
 
 def load_or_generate(
     suite: Suite, dataset: Path | None, seed: int, progress: bool = False, *, verify: bool = True
-) -> tuple[Sequence[Any], str]:
+) -> tuple[Sequence[Episode], str]:
     """The suite's episodes from `dataset` (its content hash checked unless `verify` is False), or its default
     dataset for `seed` (generated once into the dataset cache, `heedful.dataset_cache`, then loaded from it);
     plus where they came from. `progress` announces a generation on stderr."""
@@ -101,15 +103,28 @@ def check_shard(shard: str | None) -> None:
         raise ConfigError(f"--shard must look like I/N with 1 <= I <= N (e.g. 2/4), got {shard!r}")
 
 
-def select(suite: Suite, episodes: Sequence[Any], split: str) -> Sequence[Any]:
+def select(suite: Suite, episodes: Sequence[E], split: str) -> Sequence[E]:
     """Episodes of one of the suite's splits ("all" keeps every episode, in dataset order, as given: a cached
-    dataset stays lazy, see `heedful.suites.lazy_episodes`)."""
+    dataset stays lazy, see `heedful.suites.lazy_episodes`).
+
+    Raises:
+        ConfigError: the suite has no such split, or an episode has no `split` field to select it by.
+    """
     if split not in suite.splits:
         raise ConfigError(f"{suite.name} has no split {split!r}; choose one of {', '.join(suite.splits)}")
     if split == "all":
         return episodes
-    # household splits are val_seen, val_unseen, ...: "val" selects both of its parts
-    return [ep for ep in episodes if split in (ep.split, str(ep.split).rsplit("_", 1)[0])]
+    return [ep for ep in episodes if split in _splits_of(suite, ep)]
+
+
+def _splits_of(suite: Suite, episode: Episode) -> tuple[str, str]:
+    """The episode's split and the one it is part of: household splits are val_seen, val_unseen, ...: "val" selects
+    both of its parts."""
+    # `split` is not in the Episode protocol: a suite with splits besides "all" gives its episodes one (Suite.splits)
+    found = getattr(episode, "split", None)
+    if found is None:
+        raise ConfigError(f"{suite.name} has splits, but its episode {episode.episode_id} has no `split` field")
+    return str(found), str(found).rsplit("_", 1)[0]
 
 
 def evaluate(
@@ -234,7 +249,7 @@ def check_agent_inputs(declared: Capabilities, agent: str, agent_args: dict[str,
             raise ConfigError(f"agent {agent} cannot read the {kind} input this run shows: {reason}")
 
 
-def image_renderer(suite: Suite, *, size: int = 448) -> Callable[..., list[Any]]:
+def image_renderer(suite: Suite, *, size: int = 448) -> Callable[..., list[Episode]]:
     """`render(episodes, out, progress=None)`: writes the suite's images into `out` and returns the episodes
     that name them (decisions: the visual subset); `progress(1, total)` is called per image.
 
@@ -252,7 +267,9 @@ def image_renderer(suite: Suite, *, size: int = 448) -> Callable[..., list[Any]]
 
     require_mujoco()
 
-    def render(episodes: Sequence[Any], out: Path | str, progress: Any = None) -> list[Any]:
+    def render(
+        episodes: Sequence[Episode], out: Path | str, progress: Callable[[int, int], object] | None = None
+    ) -> list[Episode]:
         return list(suite.attach_images(episodes, Path(out), size=size, progress=progress))
 
     return render

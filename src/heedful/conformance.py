@@ -18,15 +18,18 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from heedful.capabilities import AGENT_KINDS, capabilities
 from heedful.errors import ConfigError, HeedfulError
 from heedful.metrics.rows import MetricRow
 from heedful.records import Record, Status
 from heedful.runner.stateless import replay_order
-from heedful.suites.base import RolloutContext, Suite
+from heedful.suites.base import Episode, RolloutContext, Suite
 from heedful.suites.options import RunOptions
+
+if TYPE_CHECKING:
+    from heedful.protocols import Agent
 
 # every method of the Suite protocol (its data members are checked by type in `_members`)
 _MEMBERS = tuple(name for name, _ in inspect.getmembers(Suite, inspect.isfunction) if not name.startswith("_"))
@@ -67,7 +70,7 @@ class Findings:
         return self
 
 
-def _dumps(items: Sequence[Any]) -> list[str]:
+def _dumps(items: Sequence[Episode]) -> list[str]:
     return [item.model_dump_json() for item in items]
 
 
@@ -79,22 +82,26 @@ def _same_records(a: Sequence[Record], b: Sequence[Record]) -> str | None:
     return None
 
 
+def _no_progress(n: int = 1, total: int | None = None) -> None:
+    """A progress callback that shows nothing (a suite may call it with fewer arguments)."""
+
+
 @dataclass
 class _Sample:
     """A small dataset of a suite and what a run makes of it."""
 
-    suite: Any
-    episodes: list[Any]
-    run_episodes: list[Any]
+    suite: Suite
+    episodes: list[Episode]
+    run_episodes: list[Episode]
 
 
-def _sample(suite: Any, findings: Findings) -> _Sample | None:
+def _sample(suite: Suite, findings: Findings) -> _Sample | None:
     config = dict(suite.check_config)
-    first: list[Any] = []
+    first: list[Episode] = []
 
     def generates() -> str | None:
         try:  # as `heedful generate` calls it
-            first.extend(suite.generate(0, config, progress=lambda n=1, total=None: None))
+            first.extend(suite.generate(0, config, progress=_no_progress))
         except TypeError as err:
             if "progress" not in str(err):
                 raise
@@ -111,7 +118,7 @@ def _sample(suite: Any, findings: Findings) -> _Sample | None:
     findings.check("generate is seeded and deterministic, with unique episode ids", generates)
     if not first:
         return None
-    run_episodes: list[Any] = []
+    run_episodes: list[Episode] = []
     findings.check(
         "episodes_for_run gives episodes for the default options", lambda: _for_run(suite, first, run_episodes)
     )
@@ -121,24 +128,25 @@ def _sample(suite: Any, findings: Findings) -> _Sample | None:
 _SAMPLES: dict[tuple[type, str], _Sample] = {}
 
 
-def _agent_sample(suite: Any) -> _Sample:
+def _agent_sample(suite: Suite) -> _Sample:
     """The suite's small dataset for agent checks, generated once per process (check_suite checks generation)."""
     key = (type(suite), json.dumps(suite.check_config, sort_keys=True))
     if key not in _SAMPLES:
         episodes = list(suite.generate(0, dict(suite.check_config)))
-        run_episodes: list[Any] = []
+        run_episodes: list[Episode] = []
         if _for_run(suite, episodes, run_episodes):
             raise ConformanceError(f"suite {suite.name!r} gives no episode to run", Findings(f"suite {suite.name!r}"))
         _SAMPLES[key] = _Sample(suite, episodes, run_episodes)
     return _SAMPLES[key]
 
 
-def _for_run(suite: Any, episodes: list[Any], out: list[Any]) -> str | None:
+def _for_run(suite: Suite, episodes: list[Episode], out: list[Episode]) -> str | None:
     out.extend(suite.episodes_for_run(episodes, suite.prepare_options({}, None)))
     return None if out else "no episode to run"
 
 
-def _members(suite: Any) -> str | None:
+def _members(suite: Suite) -> str | None:
+    # probed with getattr: the object checked may not keep the protocol it is typed with
     missing = [m for m in _MEMBERS if not callable(getattr(suite, m, None))]
     if missing:
         return f"missing methods {', '.join(missing)} (inherit heedful.suites.base.SuiteBase for the optional ones)"
@@ -155,7 +163,7 @@ def _members(suite: Any) -> str | None:
     return None
 
 
-def _flags(suite: Any) -> str | None:
+def _flags(suite: Suite) -> str | None:
     from heedful.cli.commands import SuiteRunParser, add_run_arguments  # the real `heedful run SUITE` parser
 
     parser = SuiteRunParser(prog=f"heedful run {suite.name}")
@@ -193,7 +201,7 @@ def _files(sample: _Sample) -> str | None:
     return None
 
 
-def _options(suite: Any) -> str | None:
+def _options(suite: Suite) -> str | None:
     suite.check_options({})
     try:
         suite.check_options({"no_such_option_": 1})
@@ -218,7 +226,7 @@ def _failure(sample: _Sample) -> str | None:
     return None
 
 
-def _rollouts(sample: _Sample, make: Callable[[], Any], episodes: Sequence[Any]) -> list[Record]:
+def _rollouts(sample: _Sample, make: Callable[[], Agent], episodes: Sequence[Episode]) -> list[Record]:
     from heedful.runner.episode import fit_agent, rollout_one
     from heedful.runner.manifest import RunSpec
 
@@ -270,7 +278,7 @@ def _reports(sample: _Sample, records: list[Record]) -> str | None:
     return None
 
 
-def check_suite(suite: str | Any, *, episodes: int = 2) -> Findings:
+def check_suite(suite: str | Suite, *, episodes: int = 2) -> Findings:
     """Check a registered suite (by name) or a suite object; returns the findings, raises ConformanceError.
 
     The rollouts use the suite's `oracle` agent when one is registered, else the first agent registered for it.
@@ -371,7 +379,7 @@ def check_agent(
     return findings.raise_if_any()
 
 
-def _builds(agent: Any) -> str | None:
+def _builds(agent: Agent) -> str | None:
     close = capabilities(agent).close
     if close is not None:
         close()

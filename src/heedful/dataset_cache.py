@@ -29,9 +29,11 @@ import json
 import marshal
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel
 
 from heedful.cache_home import cache_home
 from heedful.errors import ConfigError, DatasetError
@@ -47,7 +49,9 @@ from heedful.suites.episode_files import (
 from heedful.suites.lazy_episodes import LazyEpisodes
 
 if TYPE_CHECKING:
-    from heedful.suites.base import Suite
+    from heedful.suites.base import Episode, Suite
+
+M = TypeVar("M")
 
 GENERATED = "generated:seed="
 """How a run's manifest names a default dataset (`RunSpec.dataset_source`)."""
@@ -76,7 +80,7 @@ def cache_key(suite: Suite, seed: int, config: dict[str, Any] | None) -> str:
 
 def cached_dataset(
     suite: Suite, seed: int, config: dict[str, Any] | None = None, *, announce: bool = False
-) -> tuple[Sequence[Any], Path | None]:
+) -> tuple[Sequence[Episode], Path | None]:
     """The suite's generated episodes for (seed, config) and the cache directory holding them (None: no cache).
 
     A cached dataset comes back as a `LazyEpisodes` (each episode parsed when first read, see
@@ -235,12 +239,12 @@ def _units_fingerprint(suite: Suite) -> str:
     return hashlib.sha256(marshal.dumps(code)).hexdigest()[:16]
 
 
-def write_index(suite: Suite, episodes: Sequence[Any], where: Path, identity: dict[str, Any]) -> None:
+def write_index(suite: Suite, episodes: Sequence[Episode], where: Path, identity: dict[str, Any]) -> None:
     """Write `INDEX_FILE` for the dataset in `where`, sealed with a hash of its body (best effort: without it the
     dataset loads whole)."""
     index: dict[str, Any] = {
         "identity": identity,
-        "content_hash": content_hash(episodes),
+        "content_hash": content_hash(episodes_of(BaseModel, episodes, str(where))),
         "units_of": _units_fingerprint(suite),
         "episode_ids": [episode.episode_id for episode in episodes],
         "units": json.loads(json.dumps(suite.sample_units(episodes))),
@@ -255,7 +259,7 @@ def write_index(suite: Suite, episodes: Sequence[Any], where: Path, identity: di
             staged.unlink(missing_ok=True)
 
 
-def load_indexed(suite: Suite, where: Path, identity: dict[str, Any]) -> LazyEpisodes | None:
+def load_indexed(suite: Suite, where: Path, identity: dict[str, Any]) -> LazyEpisodes[Episode] | None:
     """The cached dataset in `where` as a `LazyEpisodes`, or None when it has no index that matches it (its seal,
     the requested identity, the summary's content hash, this suite's `sample_units`, the file's line count).
 
@@ -288,8 +292,10 @@ def load_indexed(suite: Suite, where: Path, identity: dict[str, Any]) -> LazyEpi
     if not isinstance(ids, list) or not isinstance(units, list) or len(ids) != len(lines):
         return None
 
-    def parse(line: str) -> Any:
-        return parsed_with_line(suite.parse_episode(line), line)
+    def parse(line: str) -> Episode:
+        episode: Episode = suite.parse_episode(line)
+        # only a pydantic episode keeps its line (the dataset files are written from pydantic models)
+        return parsed_with_line(episode, line) if isinstance(episode, BaseModel) else episode
 
     return LazyEpisodes(lines, parse, episode_ids=ids, units=units, content_hash=recorded)
 
@@ -302,7 +308,7 @@ def _present(where: Path) -> bool:
 
 
 def _store(
-    suite: Suite, episodes: list[Any], where: Path, identity: dict[str, Any], config: dict[str, Any] | None
+    suite: Suite, episodes: list[Episode], where: Path, identity: dict[str, Any], config: dict[str, Any] | None
 ) -> Path | None:
     """Write the dataset, as the entry `identity` (`entry_identity`) names, through a staging directory renamed into
     place (replacing a damaged entry); None when the cache cannot be written."""
@@ -319,7 +325,7 @@ def _store(
     return where
 
 
-def source_episodes(suite: Suite, source: str, dataset: Path | None = None, *, verify: bool = True) -> list[Any]:
+def source_episodes(suite: Suite, source: str, dataset: Path | None = None, *, verify: bool = True) -> list[Episode]:
     """The episodes a run's `dataset_source` names (a dataset directory, or `generated:seed=N` from the cache;
     a ` split=...` suffix is ignored), or those of `dataset` when given (the run's dataset has moved).
 
@@ -332,3 +338,17 @@ def source_episodes(suite: Suite, source: str, dataset: Path | None = None, *, v
     if base.startswith(GENERATED):
         return list(cached_dataset(suite, int(base.removeprefix(GENERATED)))[0])
     return list(suite.load_dataset(Path(base), verify=verify))
+
+
+def episodes_of(model: type[M], episodes: Iterable[object], source: str) -> list[M]:
+    """`episodes` as the `model` a caller reads (a suite's dataset lines are all of its own model).
+
+    Raises:
+        DatasetError: one is not a `model`, naming `source` (the dataset it came from).
+    """
+    checked: list[M] = []
+    for episode in episodes:
+        if not isinstance(episode, model):
+            raise DatasetError(f"{source}: a {type(episode).__name__} where {model.__name__} episodes were expected")
+        checked.append(episode)
+    return checked

@@ -26,6 +26,9 @@ _BOUNDED_FIELDS = ("raw_output", "error", "agent_info")
 
 JSONValue = Any  # a value that round-trips through json.dumps / json.loads
 
+AgentDescription = dict[str, JSONValue]
+"""An agent's description (its `describe()`, else its name), as the run manifest stores it: a JSON object."""
+
 
 class Status(StrEnum):
     """How an episode ended. Only `ok` and `parse_error` are scored; the others are failures of the

@@ -16,10 +16,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from heedful.errors import ConfigError, UnknownNameError
 from heedful.registry import suggest
+
+if TYPE_CHECKING:
+    from heedful.suites.base import Episode
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,14 @@ class TaskInfo:
     description: str
     groups: dict[str, str] = field(default_factory=dict)
     episode: Any = field(default=None, repr=False, compare=False)
+
+
+def _groups(suite: str, episode: Episode) -> dict[str, str]:
+    # the grouping keys are not in the Episode protocol: a suite's episodes give them as `keys()` (Suite.task_columns)
+    keys = getattr(episode, "keys", None)
+    if not callable(keys):
+        raise ConfigError(f"{suite} episode {episode.episode_id} has no keys() (its grouping keys) to list it by")
+    return dict(keys())
 
 
 def _matches(wanted: object, value: str) -> bool:
@@ -54,7 +65,7 @@ def tasks(suite: str, *, dataset: Path | str | None = None, seed: int = 0, **fil
     infos = []
     for ep in episodes:
         instruction, description = suite_obj.describe_task(ep)
-        infos.append(TaskInfo(suite, ep.episode_id, instruction, description, dict(ep.keys()), ep))
+        infos.append(TaskInfo(suite, ep.episode_id, instruction, description, _groups(suite, ep), ep))
     for key, wanted in filters.items():
         known = set().union(*(t.groups for t in infos)) if infos else set()
         if key not in known:

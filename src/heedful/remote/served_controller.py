@@ -12,15 +12,31 @@ a step counted from there.
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
+from numpy.typing import NDArray
 
 from heedful.capabilities import capabilities
 from heedful.errors import ConfigError
 from heedful.remote.adapters import LiberoAdapter
 from heedful.remote.wire import EPISODE_KEY, NEEDS_KEY
 from heedful.version import installed_version
+
+if TYPE_CHECKING:
+    from heedful.protocols import Agent
+
+
+@runtime_checkable
+class _Served(Protocol):
+    """What the server calls of a controller: `heedful.protocols.ControllerAgent` but its `name` (the server names it by
+    its `--agent` name, and a controller may have none)."""
+
+    def reset(self) -> None: ...
+
+    def set_instruction(self, instruction: str) -> None: ...
+
+    def predict(self, observation: dict[str, Any]) -> NDArray[np.float64]: ...
 
 
 class ControllerPolicy:
@@ -32,10 +48,12 @@ class ControllerPolicy:
         adapter: The wire keys the client sends (LIBERO's by default, as heedful's remote agent does).
     """
 
-    def __init__(self, agent: Any, agent_name: str, adapter: LiberoAdapter | None = None) -> None:
+    def __init__(self, agent: Agent, agent_name: str, adapter: LiberoAdapter | None = None) -> None:
         if capabilities(agent).kind != "controller":
             raise ConfigError(f"{agent_name!r} is not a tabletop controller (it has no predict(observation))")
-        self.agent = agent
+        if not isinstance(agent, _Served):
+            raise ConfigError(f"{agent_name!r} is a controller without reset() or set_instruction(), which serve calls")
+        self.agent: _Served = agent
         self.agent_name = agent_name
         self.adapter = adapter or LiberoAdapter()
         self._lock = threading.Lock()  # one controller, one trial at a time: requests are serialised

@@ -7,7 +7,7 @@ replay checks that it ends with the recorded step count and fails loudly otherwi
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -20,6 +20,9 @@ from heedful.sims.household.vision import view_cells
 from heedful.suites.household.carry import carry_walk
 from heedful.suites.household.model import HouseholdEpisode
 from heedful.suites.household.runtime import TaskEnv
+
+if TYPE_CHECKING:
+    from heedful.records import Record
 
 MAX_FRAMES = 400
 
@@ -135,7 +138,7 @@ def frames(episode: HouseholdEpisode, recorder: FrameRecorder, title: str, grid:
     return images
 
 
-def find_episode(run_dir: Path, episode_id: str, dataset: Path | None) -> tuple[HouseholdEpisode, Any]:
+def find_episode(run_dir: Path, episode_id: str, dataset: Path | None) -> tuple[HouseholdEpisode, Record]:
     """The episode (from `dataset` or the run's own source) and its record."""
     from heedful.runner import load_run
     from heedful.suites.household.suite import HouseholdSuite
@@ -149,9 +152,10 @@ def find_episode(run_dir: Path, episode_id: str, dataset: Path | None) -> tuple[
     record = next((r for r in records if r.episode_id == episode_id), None)
     if record is None:
         raise RunError(f"run {run_dir} has no record of episode {episode_id!r}")
-    from heedful.dataset_cache import source_episodes
+    from heedful.dataset_cache import episodes_of, source_episodes
 
-    episodes = source_episodes(HouseholdSuite(), manifest.spec.dataset_source, dataset)
+    source = manifest.spec.dataset_source
+    episodes = episodes_of(HouseholdEpisode, source_episodes(HouseholdSuite(), source, dataset), source)
     episode = next((ep for ep in episodes if ep.episode_id == episode_id), None)
     if episode is None:
         raise RunError(f"the dataset of run {run_dir} has no episode {episode_id!r}; pass --dataset")

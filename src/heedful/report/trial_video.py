@@ -27,7 +27,7 @@ import tempfile
 from collections.abc import Collection
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from heedful.capabilities import capabilities
 from heedful.errors import AgentInterfaceError, AgentTimeoutError, ConfigError, MissingDependencyError, RunError
@@ -37,6 +37,9 @@ from heedful.replies import AgentReply
 from heedful.suites.tabletop.model import TabletopTask, TabletopTrial
 from heedful.suites.tabletop.observation import PlannerObservation
 from heedful.suites.tabletop.skillcalls import SkillCall
+
+if TYPE_CHECKING:
+    from heedful.protocols import Agent, AgentFactory
 
 FORMATS = (".mp4", ".gif", ".png")
 GIF_FRAMES = 60
@@ -97,7 +100,7 @@ class TrialVideos:
         self.records = {r.episode_id: r for r in records}
         self.suite = TabletopSuite()
         self._tasks: dict[str, TabletopTask] | None = None
-        self._agent: Any = None
+        self._agent: Agent | None = None
         self._agent_error: str | None = None
 
     def write(self, episode_id: str, out: Path) -> str:
@@ -161,9 +164,10 @@ class TrialVideos:
 
     def _task_table(self) -> dict[str, TabletopTask]:
         if self._tasks is None:
-            from heedful.dataset_cache import source_episodes
+            from heedful.dataset_cache import episodes_of, source_episodes
 
-            tasks = source_episodes(self.suite, self.spec.dataset_source, self.dataset)
+            source = self.spec.dataset_source
+            tasks = episodes_of(TabletopTask, source_episodes(self.suite, source, self.dataset), source)
             if " split=" not in self.spec.dataset_source:  # a split's hash is of its part only
                 actual = self.suite.dataset_hash(self.suite.episodes_for_run(tasks, self.spec.options))
                 if actual != self.spec.dataset_hash:
@@ -182,7 +186,7 @@ class TrialVideos:
         return capabilities(self.agent_class).kind == "planner"
 
     @cached_property
-    def agent_class(self) -> Any:
+    def agent_class(self) -> AgentFactory:
         """The run's agent class: a registered one, or a `MODULE:CLASS` the user named in `rerun_agents`.
 
         Raises:
@@ -217,7 +221,7 @@ class TrialVideos:
         from heedful.runner.episode import episode_context
 
         if self.plays_calls:
-            agent: Any = RecordedCalls([str(c["call"]) for c in stored.prediction.get("calls", [])])
+            agent: Agent = RecordedCalls([str(c["call"]) for c in stored.prediction.get("calls", [])])
         else:
             agent = self._rerun_agent()
         context = episode_context(self.spec, trial, stored.index, {**self.spec.options, "video_dir": folder})
@@ -228,7 +232,7 @@ class TrialVideos:
             self._agent_error = str(error)  # the next trials get the note at once, not after another timeout
             raise error from exc
 
-    def _rerun_agent(self) -> Any:
+    def _rerun_agent(self) -> Agent:
         """The run's agent, built and fitted once (a failure is remembered: every trial gets the same note)."""
         if self._agent_error is not None:
             raise TrialVideoError(self._agent_error)

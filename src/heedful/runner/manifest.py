@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from heedful.errors import RunError, SchemaVersionError, TamperedError
+from heedful.records import AgentDescription
 from heedful.runner.stateless import StatelessAudit
 from heedful.version import PACKAGE_DIR, installed_version
 
@@ -81,7 +82,7 @@ class RunManifest(BaseModel):
     finished_at: str | None = Field(default=None, description="UTC ISO time the last session ended.")
     state: RunState = "running"
     stop_reason: str | None = Field(default=None, description="Why a `stopped` or `failed` run ended.")
-    agent: dict[str, Any] = Field(default_factory=dict, description="The agent's own description.")
+    agent: AgentDescription = Field(default_factory=dict, description="The agent's own description.")
     counts: dict[str, int] = Field(default_factory=dict, description="Stored records per status.")
     wall_time_s: float = Field(default=0.0, description="Wall time summed over every session of the run.")
     generation: dict[str, float] | None = Field(
@@ -196,7 +197,7 @@ def run_identity(spec: RunSpec, session_args: frozenset[str] = frozenset()) -> s
 
 
 def new_manifest(
-    spec: RunSpec, agent: dict[str, Any], workers: int, session_args: frozenset[str] = frozenset()
+    spec: RunSpec, agent: AgentDescription, workers: int, session_args: frozenset[str] = frozenset()
 ) -> RunManifest:
     """A manifest for a run that starts now, with this interpreter's and checkout's facts."""
     revision, dirty = git_state()

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from heedful.errors import RunError
+from heedful.records import AgentDescription
 from heedful.runner.lock import LOCK_NAME
 from heedful.runner.manifest import (
     MANIFEST_NAME,
@@ -25,7 +25,7 @@ def _limit_key(limit: int | None) -> float:
 
 
 def open_manifest(
-    spec: RunSpec, run_dir: Path, resume: bool, agent: dict[str, Any], workers: int, session_args: frozenset[str]
+    spec: RunSpec, run_dir: Path, resume: bool, agent: AgentDescription, workers: int, session_args: frozenset[str]
 ) -> RunManifest:
     """Create the run directory's manifest, or reopen the stored one for a resume (the caller holds the lock)."""
     if (run_dir / MANIFEST_NAME).exists():
@@ -72,7 +72,7 @@ SERVER_IDENTITY = "server_metadata_sha256"
 """The key of an agent's description naming the policy behind its server(s) (the digest of the server metadata)."""
 
 
-def _check_same_server(stored: dict[str, Any], now: dict[str, Any], run_dir: Path) -> None:
+def _check_same_server(stored: AgentDescription, now: AgentDescription, run_dir: Path) -> None:
     """Refuse a resume whose server reports another policy than the stored run's (a digest of its metadata)."""
     before, after = stored.get(SERVER_IDENTITY), now.get(SERVER_IDENTITY)
     if before is not None and before != after:
@@ -87,7 +87,7 @@ def _resumed_manifest(
     stored: RunManifest,
     spec: RunSpec,
     run_dir: Path,
-    agent: dict[str, Any],
+    agent: AgentDescription,
     workers: int,
     session_args: frozenset[str],
 ) -> RunManifest:

@@ -17,15 +17,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from heedful.records import Record
 from heedful.seeding import derive_rng
 
-if TYPE_CHECKING:
-    from heedful.suites.base import Suite
+if TYPE_CHECKING:  # annotations only: the manifest imports this module
+    from heedful.runner.manifest import RunSpec
+    from heedful.suites.base import Episode, Suite
 
 AUDIT_STREAM = "stateless-audit"
 """The name the replay's randomness (which episodes, in which order) is derived under, from the run seed."""
@@ -109,7 +110,7 @@ def audit_sample(records: Sequence[Record], k: int, seed: int) -> list[Record]:
 
 
 def audit(
-    spec: Any, suite: Suite, stored: Sequence[Record], episodes: Sequence[Any], train: Sequence[Any], k: int
+    spec: RunSpec, suite: Suite, stored: Sequence[Record], episodes: Sequence[Episode], train: Sequence[Episode], k: int
 ) -> StatelessAudit:
     """Replay `k` of the `stored` records' episodes on a fresh agent (built from `spec`, fitted on `train`), in
     another order, serially, and compare the answers.

@@ -10,19 +10,23 @@ it is first read, so a run's work beyond that fixed part grows with the episodes
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, overload
+from typing import TYPE_CHECKING, Protocol, TypeVar, overload
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: `suites.base` imports this module
     from heedful.sampling import Unit
+    from heedful.suites.base import Episode
+
+E = TypeVar("E", bound="Episode")
+E_contra = TypeVar("E_contra", bound="Episode", contravariant=True)
 
 
-class Sampled(Protocol):
+class Sampled(Protocol[E_contra]):
     """What `sample_units` asks of a suite (not `suites.base.Suite`, which imports this module)."""
 
-    def sample_units(self, episodes: Sequence[Any]) -> list[Unit]: ...
+    def sample_units(self, episodes: Sequence[E_contra]) -> list[Unit]: ...
 
 
-class LazyEpisodes(Sequence[Any]):
+class LazyEpisodes(Sequence[E]):
     """The episodes of a hash-checked dataset file, each parsed on first access and kept.
 
     `lines` are the file's episode lines (without newlines) in order; `parse` turns one into an episode;
@@ -33,7 +37,7 @@ class LazyEpisodes(Sequence[Any]):
     def __init__(
         self,
         lines: Sequence[str],
-        parse: Callable[[str], Any],
+        parse: Callable[[str], E],
         *,
         episode_ids: Sequence[str],
         units: Sequence[Unit],
@@ -43,7 +47,7 @@ class LazyEpisodes(Sequence[Any]):
             raise ValueError(f"{len(episode_ids)} episode ids for {len(lines)} lines")
         self._lines = list(lines)
         self._parse = parse
-        self._parsed: list[Any] = [None] * len(self._lines)
+        self._parsed: list[E | None] = [None] * len(self._lines)
         self.episode_ids: tuple[str, ...] = tuple(episode_ids)
         self.units: list[Unit] = [(stratum, list(positions)) for stratum, positions in units]
         self.content_hash = content_hash
@@ -52,12 +56,12 @@ class LazyEpisodes(Sequence[Any]):
         return len(self._lines)
 
     @overload
-    def __getitem__(self, position: int) -> Any: ...
+    def __getitem__(self, position: int) -> E: ...
 
     @overload
-    def __getitem__(self, position: slice) -> list[Any]: ...
+    def __getitem__(self, position: slice) -> list[E]: ...
 
-    def __getitem__(self, position: int | slice) -> Any:
+    def __getitem__(self, position: int | slice) -> E | list[E]:
         if isinstance(position, slice):
             return [self[i] for i in range(*position.indices(len(self)))]
         episode = self._parsed[position]
@@ -66,7 +70,7 @@ class LazyEpisodes(Sequence[Any]):
             self._parsed[position] = episode
         return episode
 
-    def __iter__(self) -> Iterator[Any]:
+    def __iter__(self) -> Iterator[E]:
         return (self[i] for i in range(len(self)))
 
     @property
@@ -75,14 +79,14 @@ class LazyEpisodes(Sequence[Any]):
         return sum(episode is not None for episode in self._parsed)
 
 
-def episode_ids(episodes: Sequence[Any]) -> Sequence[str]:
+def episode_ids(episodes: Sequence[Episode]) -> Sequence[str]:
     """The episodes' ids, without parsing a lazy dataset."""
     if isinstance(episodes, LazyEpisodes):
         return episodes.episode_ids
     return [episode.episode_id for episode in episodes]
 
 
-def sample_units(suite: Sampled, episodes: Sequence[Any]) -> list[Unit]:
+def sample_units(suite: Sampled[E], episodes: Sequence[E]) -> list[Unit]:
     """`suite.sample_units(episodes)`, read from the index of a lazy dataset instead of parsing it."""
     if isinstance(episodes, LazyEpisodes):
         return [(stratum, list(positions)) for stratum, positions in episodes.units]
