@@ -20,6 +20,7 @@ from heedful.records import Record, Status
 from heedful.replies import AgentReply
 from heedful.suites.base import RolloutContext, Suite
 from heedful.suites.declared import DeclaredSuite
+from heedful.suites.lazy_episodes import LazyEpisodes
 from heedful.suites.parts import Episodes, Progress, RecordBase, Rollout
 
 
@@ -141,3 +142,20 @@ def test_the_report_adds_the_declared_reference_levels_and_rows() -> None:
     assert rows[-1].group == "reference"
     plain = suite().report(records, {"resamples": 200})
     assert next(r for r in plain if r.group == ALL and r.metric == "correct").chance is None
+
+
+def test_a_lazy_dataset_stays_unparsed_through_the_run_s_whole_dataset_steps() -> None:
+    toy = suite()
+    lines = toy.generate(0, {"n": 5})
+    lazy = LazyEpisodes(
+        [line.model_dump_json() for line in lines],
+        toy.parse_episode,
+        episode_ids=[line.episode_id for line in lines],
+        units=toy.sample_units(lines),
+        content_hash=toy.dataset_hash(lines),
+    )
+    assert toy.dataset_hash(lazy) == toy.dataset_hash(lines)
+    run = toy.episodes_for_run(lazy, {})
+    assert len(run) == 5 and lazy.parsed_count == 0  # what `--limit 2` avoids: parsing every line to run two
+    record = toy.rollout_episode(run[3], Echo(), RolloutContext(seed=0, index=3))
+    assert record.episode_id == "e3" and lazy.parsed_count == 1

@@ -30,6 +30,7 @@ from heedful.records import Record, Status
 from heedful.requirements import Requirement
 from heedful.sampling import Unit
 from heedful.suites.base import Episode, RolloutContext
+from heedful.suites.lazy_episodes import LazyEpisodes
 from heedful.suites.options import RunOptions, validate
 from heedful.suites.parts import D, E, Episodes, Options, Progress, Rollout, RunOptionValues, View
 
@@ -41,6 +42,15 @@ if TYPE_CHECKING:
 def _of(model: type[BaseModel], episode: object, what: str) -> None:
     if not isinstance(episode, model):
         raise ConfigError(f"{what} takes {model.__name__} episodes, got {type(episode).__name__}")
+
+
+def _all_of(model: type[BaseModel], episodes: Sequence[Episode], what: str) -> None:
+    """Check every episode is a `model`, except in a lazy dataset: checking would parse every line (what `--limit`
+    avoids), and its lines are parsed by the suite's own `parse_episode` (each is checked where a part gets it alone:
+    `rollout_episode`, `describe_task`)."""
+    if not isinstance(episodes, LazyEpisodes):
+        for ep in episodes:
+            _of(model, ep, what)
 
 
 @dataclass(frozen=True)
@@ -92,6 +102,8 @@ class DeclaredSuite(Generic[D, E]):
     def dataset_hash(self, episodes: Sequence[Episode]) -> str:
         from heedful.suites.episode_files import content_hash
 
+        if isinstance(episodes, LazyEpisodes):
+            return episodes.content_hash  # checked against its file when loaded: nothing is parsed
         models = [ep for ep in episodes if isinstance(ep, BaseModel)]
         if len(models) != len(episodes):
             raise ConfigError(f"suite {self.name} hashes pydantic episodes only")
@@ -123,10 +135,8 @@ class DeclaredSuite(Generic[D, E]):
         return self.episodes.images.attach(self._lines(episodes), Path(out), size, progress)
 
     def _lines(self, episodes: Sequence[Episode]) -> Sequence[D]:
-        model = self.episodes.model
-        for ep in episodes:
-            _of(model, ep, f"suite {self.name}'s dataset")
-        return episodes  # type: ignore[return-value]  # every item checked to be a D just above
+        _all_of(self.episodes.model, episodes, f"suite {self.name}'s dataset")
+        return episodes  # type: ignore[return-value]  # checked to be D by _all_of
 
     # --- options ---
 
@@ -200,9 +210,8 @@ class DeclaredSuite(Generic[D, E]):
         return episode  # type: ignore[return-value]  # checked to be an E just above
 
     def _run_episodes(self, episodes: Sequence[Episode]) -> Sequence[E]:
-        for ep in episodes:
-            _of(self.rollout.model, ep, f"suite {self.name}'s rollout")
-        return episodes  # type: ignore[return-value]  # every item checked to be an E just above
+        _all_of(self.rollout.model, episodes, f"suite {self.name}'s rollout")
+        return episodes  # type: ignore[return-value]  # checked to be E by _all_of
 
     # --- scoring ---
 
