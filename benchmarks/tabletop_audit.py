@@ -26,10 +26,10 @@ from typing import Any
 
 from heedful.agents.registry import make_agent
 from heedful.agents.tabletop_doubles import DOUBLES, SCENE3_ONLY
-from heedful.metrics.tabletop import tabletop_metrics
 from heedful.records import Record, Status
 from heedful.suites.base import RolloutContext
 from heedful.suites.tabletop.chance import current
+from heedful.suites.tabletop.metrics import tabletop_metrics
 from heedful.suites.tabletop.model import LEVELS, TabletopTask
 from heedful.suites.tabletop.registry import evaluation_tasks
 from heedful.suites.tabletop.suite import TabletopSuite

@@ -26,10 +26,10 @@ import numpy as np
 
 from heedful.api import evaluate
 from heedful.metrics.tables import table_text
-from heedful.metrics.tabletop import tabletop_metrics
 from heedful.runner import load_run
 from heedful.suites.tabletop.demos import DemoSettings, generate_demos
 from heedful.suites.tabletop.layouts import PAPER_TABLES
+from heedful.suites.tabletop.metrics import tabletop_metrics
 from heedful.suites.tabletop.registry import evaluation_tasks, training_layouts, training_tasks
 from heedful.suites.tabletop.runtime import TrialRuntime
 

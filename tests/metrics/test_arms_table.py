@@ -6,8 +6,8 @@ import pytest
 
 from heedful.arms_job import arms_view
 from heedful.metrics.arms import ArmsView, language_dependence, render_language_table
-from heedful.metrics.tabletop import SCORING as TABLETOP
 from heedful.records import Record, Status
+from heedful.suites.tabletop.metrics import SCORING as TABLETOP
 
 VIEW = TABLETOP.arms
 

@@ -9,7 +9,7 @@ from test_household_compare import record as household_record
 from test_tabletop_metrics import rec as tabletop_record
 
 from heedful.errors import RunError
-from heedful.metrics import decisions, tabletop
+from heedful.metrics import decisions
 from heedful.metrics.decisions import compare_decision_runs
 from heedful.metrics.rows import MetricRow
 from heedful.metrics.spec import Metric, MetricSpec, RecordMetric
@@ -17,6 +17,7 @@ from heedful.records import Record, Status
 from heedful.suites.household import metrics as household
 from heedful.suites.household.metrics import compare_household_runs
 from heedful.suites.registry import SUITES, get_suite
+from heedful.suites.tabletop import metrics as tabletop
 
 
 def _rows(rows: list[MetricRow], metric: str, group: str = "all") -> list[MetricRow]:

@@ -7,9 +7,9 @@ import pytest
 from heedful.errors import RunError
 from heedful.metrics.rows import MetricRow
 from heedful.metrics.tables import table_text
-from heedful.metrics.tabletop import compare_tabletop_runs, tabletop_metrics
 from heedful.records import Record, Status
 from heedful.suites.tabletop.layouts import PAPER_TABLES
+from heedful.suites.tabletop.metrics import compare_tabletop_runs, tabletop_metrics
 
 
 def table1(rows: list[MetricRow]) -> str:

@@ -7,9 +7,9 @@ from pydantic import ValidationError
 
 from heedful.agents.tabletop import OracleAgent
 from heedful.agents.tabletop_controls import NoopAgent
-from heedful.payloads.tabletop import FailedOn, TrialPayload
 from heedful.records import Record, Status
 from heedful.suites.base import RolloutContext
+from heedful.suites.tabletop.payload import FailedOn, TrialPayload
 from heedful.suites.tabletop.suite import TabletopSuite
 
 

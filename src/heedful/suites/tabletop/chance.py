@@ -29,10 +29,10 @@ import numpy as np
 
 from heedful.errors import ConfigError
 from heedful.metrics.rows import MetricRow
-from heedful.metrics.tabletop import CHANCE_PREFIX
 from heedful.records import Record
 from heedful.sims.tabletop.recorder import Trajectory
 from heedful.suites.tabletop.expert import branch_program
+from heedful.suites.tabletop.metrics import CHANCE_PREFIX
 from heedful.suites.tabletop.model import Grounded, Layout, TabletopTask
 from heedful.suites.tabletop.registry import evaluation_tasks, training_tasks
 from heedful.suites.tabletop.replay import program_trajectory

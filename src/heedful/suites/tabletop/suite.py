@@ -19,7 +19,6 @@ from heedful.language.arms import OTHER_EPISODE, arm_of, shown_instruction
 from heedful.language.reinstruct import SWITCH_EPISODE, SWITCH_INSTRUCTION, SWITCH_STEP, reinstruct_of
 from heedful.metrics.layouts import FigureLayout, PaperTable
 from heedful.metrics.rows import MetricRow
-from heedful.payloads.tabletop import TrialPayload
 from heedful.records import Record, Status
 from heedful.requirements import Requirement
 from heedful.sampling import Unit
@@ -36,6 +35,7 @@ from heedful.suites.tabletop.model import (
     TrialSwitch,
 )
 from heedful.suites.tabletop.options import TabletopRunOptions
+from heedful.suites.tabletop.payload import TrialPayload
 from heedful.suites.tabletop.perturb import TRIALS, trial_seed
 from heedful.suites.tabletop.rollout import MAX_CALLS, run_trial
 
@@ -211,8 +211,8 @@ class TabletopSuite(SuiteBase):
 
     def report(self, records: Sequence[Record], options: dict[str, Any]) -> list[MetricRow]:
         from heedful.metrics.chance import with_chance
-        from heedful.metrics.tabletop import CHANCE_PREFIX
         from heedful.suites.tabletop.chance import chance_rows
+        from heedful.suites.tabletop.metrics import CHANCE_PREFIX
 
         rows = super().report(records, options)
         chance = chance_rows(records)
@@ -224,7 +224,7 @@ class TabletopSuite(SuiteBase):
         chance rows)."""
         from heedful.metrics.render import render_metric_table
         from heedful.metrics.tables import table_text
-        from heedful.metrics.tabletop import CHANCE_PREFIX
+        from heedful.suites.tabletop.metrics import CHANCE_PREFIX
 
         measured = [row for row in rows if not row.group.startswith(CHANCE_PREFIX)]
         notes = (
@@ -329,7 +329,7 @@ class TabletopSuite(SuiteBase):
 
     @property
     def scoring(self) -> Scoring:
-        from heedful.metrics.tabletop import SCORING
+        from heedful.suites.tabletop.metrics import SCORING
 
         return SCORING
 
