@@ -61,6 +61,10 @@ def test_the_fourth_suite_is_listed_checked_generated_run_reported_compared(
     dataset = tmp_path / "dataset"
     done = heedful(installed, "generate", "parity", "--out", str(dataset), "--no-progress")
     assert done.returncode == 0 and "wrote 40 episodes" in done.stdout, done.stdout + done.stderr
+    summary = json.loads((dataset / "dataset.json").read_text(encoding="utf-8"))
+    assert (summary["suite"], summary["version"]) == ("parity", "parity-v1")  # so another suite refuses it:
+    done = heedful(installed, "run", "decisions", "--agent", "oracle", "--dataset", str(dataset), "--out", "-")
+    assert done.returncode != 0 and "is a parity dataset" in done.stderr, done.stderr
 
     runs = {}
     for agent, flags in (("oracle", ["--dataset", str(dataset)]), ("ignore", []), ("ignore-reversed", ["--reverse"])):

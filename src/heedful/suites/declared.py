@@ -88,6 +88,7 @@ class DeclaredSuite(Generic[D, E]):
 
         lines = self._lines(episodes)
         counts = self.episodes.summarize(lines) if self.episodes.summarize else {"instances": len(lines)}
+        meta = {"suite": self.name, "version": self.version, **meta}  # `heedful run` refuses another suite's dataset
         return write_dataset(lines, Path(out), dataset_format=self.episodes.dataset_format, meta=meta, counts=counts)
 
     def episode_schema(self) -> str:
