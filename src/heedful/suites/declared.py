@@ -28,7 +28,7 @@ from heedful.metrics.scoring import Scoring
 from heedful.metrics.spec import MetricSpec
 from heedful.records import Record, Status
 from heedful.requirements import Requirement
-from heedful.sampling import Unit
+from heedful.sampling import Unit, one_unit_per_episode
 from heedful.suites.base import Episode, RolloutContext
 from heedful.suites.lazy_episodes import LazyEpisodes
 from heedful.suites.options import RunOptions, validate
@@ -96,7 +96,7 @@ class DeclaredSuite(Generic[D, E]):
             return self.episodes.schema_text()
         return json.dumps(self.episodes.model.model_json_schema(), indent=2) + "\n"
 
-    def parse_episode(self, text: str) -> E:
+    def parse_episode(self, text: str) -> D | E:
         parse = self.rollout.parse or self.rollout.model.model_validate_json
         return parse(text)
 
@@ -111,7 +111,7 @@ class DeclaredSuite(Generic[D, E]):
         return (self.episodes.content_hash or content_hash)(models)
 
     def training_episodes(self, episodes: Sequence[Episode]) -> Sequence[D]:
-        lines = self._lines(episodes)
+        lines = self._lines_of(episodes)
         if self.episodes.training is not None:
             return self.episodes.training(lines)
         return [line for line in lines if getattr(line, "split", None) == "train"]
@@ -135,6 +135,13 @@ class DeclaredSuite(Generic[D, E]):
             raise ConfigError(f"suite {self.name} has no images to render; drop --images")
         return self.episodes.images.attach(self._lines(episodes), Path(out), size, progress)
 
+    def _lines_of(self, episodes: Sequence[Episode]) -> Sequence[D]:
+        """Dataset lines, or the lines a run's episodes were built from (`Rollout.line_of`)."""
+        line_of, model = self.rollout.line_of, self.rollout.model
+        if line_of is None:
+            return self._lines(episodes)
+        return self._lines([line_of(ep) if isinstance(ep, model) else ep for ep in episodes])
+
     def _lines(self, episodes: Sequence[Episode]) -> Sequence[D]:
         _all_of(self.episodes.model, episodes, f"suite {self.name}'s dataset")
         return episodes  # type: ignore[return-value]  # checked to be D by _all_of
@@ -146,6 +153,8 @@ class DeclaredSuite(Generic[D, E]):
         return self.options.model
 
     def check_options(self, options: RunOptionValues) -> None:
+        if self.options.precheck is not None:
+            self.options.precheck(options)
         validate(self.name, self.options.model, options)
         if self.options.check is not None:
             self.options.check(options)
@@ -200,6 +209,8 @@ class DeclaredSuite(Generic[D, E]):
         return self.rollout.steps(self._run_episode(episode)) if self.rollout.steps else None
 
     def sample_units(self, episodes: Sequence[Episode]) -> list[Unit]:
+        if self.rollout.line_of is not None and all(isinstance(ep, self.episodes.model) for ep in episodes):
+            return one_unit_per_episode(len(episodes))  # dataset lines (the dataset cache indexes them): no run's
         return self.rollout.sampling.units(self._run_episodes(episodes))
 
     @property

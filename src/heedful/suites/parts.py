@@ -95,6 +95,8 @@ class Options:
     """Part 2: the run options (`heedful run SUITE --help` lists their fields) and what follows from them alone."""
 
     model: type[RunOptions] = RunOptions
+    precheck: Callable[[RunOptionValues], None] | None = None
+    """Raise ConfigError in the suite's own words ("unknown level 'L5'; choose among ...") before the model's check."""
     check: Callable[[RunOptionValues], None] | None = None
     """Raise ConfigError for values the model lets through but the suite cannot take (after the model's check)."""
     prepare: Callable[[RunOptionValues, Path | None], RunOptionValues] | None = None
@@ -145,8 +147,11 @@ class Rollout(Generic[D, E]):
     """The agent kinds `run` accepts (`heedful.capabilities.AGENT_KINDS`)."""
     for_run: Callable[[Sequence[D], RunOptionValues], Sequence[E]] | None = None
     """The episodes a run rolls out from the selected lines, read-only; None: the lines themselves (D is E)."""
-    parse: Callable[[str], E] | None = None
-    """An episode from its `model_dump_json()` text (across processes); None: `model`'s."""
+    parse: Callable[[str], D | E] | None = None
+    """An episode or a dataset line from its `model_dump_json()` text (across processes, a cached dataset's lines);
+    None: `model`'s."""
+    line_of: Callable[[E], D] | None = None
+    """The dataset line an episode was built from (tabletop: a trial's task); None: the episodes are the lines."""
     steps: Callable[[E], int | None] | None = None
     """The steps an episode will take when known before it runs (lockstep batches start the longest first)."""
     order: Literal["shuffled", "dataset"] = "shuffled"
