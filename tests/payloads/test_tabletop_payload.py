@@ -10,15 +10,14 @@ from heedful.agents.tabletop_controls import NoopAgent
 from heedful.records import Record, Status
 from heedful.suites.base import RolloutContext
 from heedful.suites.tabletop.payload import FailedOn, TrialPayload
-from heedful.suites.tabletop.suite import TabletopSuite
+from heedful.suites.tabletop.suite import SUITE
 
 
 @pytest.fixture(scope="module")
 def records() -> dict[str, Record]:
-    suite = TabletopSuite()
-    trial = suite.episodes_for_run(suite.generate(0)[:1], {"trials": 1})[0]
+    trial = SUITE.episodes_for_run(SUITE.generate(0)[:1], {"trials": 1})[0]
     return {
-        name: suite.rollout_episode(trial, agent, RolloutContext(seed=0, index=0))
+        name: SUITE.rollout_episode(trial, agent, RolloutContext(seed=0, index=0))
         for name, agent in (("oracle", OracleAgent()), ("noop", NoopAgent()))
     }
 
@@ -47,7 +46,6 @@ def test_an_edited_payload_fails_naming_the_field(records: dict[str, Record]) ->
 
 
 def test_an_unscored_trial_has_no_payload() -> None:
-    suite = TabletopSuite()
-    trial = suite.episodes_for_run(suite.generate(0)[:1], {"trials": 1})[0]
-    failed = suite.failure_record(trial, RolloutContext(seed=0, index=0), Status.TIMEOUT, "no answer")
+    trial = SUITE.episodes_for_run(SUITE.generate(0)[:1], {"trials": 1})[0]
+    failed = SUITE.failure_record(trial, RolloutContext(seed=0, index=0), Status.TIMEOUT, "no answer")
     assert TrialPayload.read(failed.prediction) is None

@@ -67,9 +67,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     train = None
     if args.dataset is not None:
-        from heedful.suites.tabletop.suite import TabletopSuite
+        from heedful.suites.tabletop.suite import SUITE
 
-        train = TabletopSuite().load_dataset(args.dataset)
+        train = SUITE.load_dataset(args.dataset)
     agent_args = key_values(args.agent_arg, "--agent-arg")
     if args.agent in ("remote", "remote-pool"):
         raise ConfigError(

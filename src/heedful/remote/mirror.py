@@ -53,7 +53,7 @@ class MirrorPolicy:
     ) -> None:
         from heedful.agents.registry import make_agent
         from heedful.suites.tabletop.registry import evaluation_tasks
-        from heedful.suites.tabletop.suite import TabletopSuite
+        from heedful.suites.tabletop.suite import SUITE
 
         if not isinstance(chunk, int) or isinstance(chunk, bool) or chunk < 1:
             raise ConfigError(f"chunk must be a positive integer (actions per reply), got {chunk!r}")
@@ -62,7 +62,7 @@ class MirrorPolicy:
         if declared.kind != "planner":
             raise ConfigError(f"heedful serve serves tabletop planner agents (oracle, blind); {agent!r} is not one")
         if declared.fit is not None:
-            declared.fit(TabletopSuite().training_episodes(list(train or evaluation_tasks())))
+            declared.fit(SUITE.training_episodes(list(train or evaluation_tasks())))
         self.agent_name = agent
         self.chunk = chunk
         self._cache: OrderedDict[tuple[str, int], NDArray[np.float64]] = OrderedDict()

@@ -89,7 +89,7 @@ class TrialVideos:
 
     def __init__(self, run_dir: Path, dataset: Path | None = None, rerun_agents: Collection[str] = ()) -> None:
         from heedful.runner import load_run
-        from heedful.suites.tabletop.suite import TabletopSuite
+        from heedful.suites.tabletop.suite import SUITE
 
         self.run_dir, self.dataset = Path(run_dir), dataset
         manifest, records = load_run(self.run_dir)
@@ -98,7 +98,7 @@ class TrialVideos:
         self.spec = manifest.spec
         self.rerun_agents = frozenset(rerun_agents)
         self.records = {r.episode_id: r for r in records}
-        self.suite = TabletopSuite()
+        self.suite = SUITE
         self._tasks: dict[str, TabletopTask] | None = None
         self._agent: Agent | None = None
         self._agent_error: str | None = None

@@ -25,7 +25,7 @@ SUITES: Registry[SuiteEntry] = Registry(
     builtins={
         "decisions": "heedful.suites.decisions.suite:DecisionsSuite",
         "household": "heedful.suites.household.suite:HouseholdSuite",
-        "tabletop": "heedful.suites.tabletop.suite:TabletopSuite",
+        "tabletop": "heedful.suites.tabletop.suite:SUITE",
     },
 )
 

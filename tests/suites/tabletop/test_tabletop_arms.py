@@ -15,10 +15,9 @@ from heedful.suites.tabletop.arms import others
 from heedful.suites.tabletop.model import TabletopTrial
 from heedful.suites.tabletop.observation import PlannerObservation
 from heedful.suites.tabletop.registry import evaluation_tasks
-from heedful.suites.tabletop.suite import TabletopSuite
+from heedful.suites.tabletop.suite import SUITE
 from instruction_leaks import leaks
 
-SUITE = TabletopSuite()
 TASKS = list(evaluation_tasks())
 ONE = {"level": "L0", "scene": 1, "trials": 1}
 

@@ -16,9 +16,8 @@ from heedful.records import Record
 from heedful.suites.base import RolloutContext
 from heedful.suites.tabletop.model import TabletopTrial
 from heedful.suites.tabletop.registry import evaluation_tasks
-from heedful.suites.tabletop.suite import TabletopSuite
+from heedful.suites.tabletop.suite import SUITE
 
-SUITE = TabletopSuite()
 TASKS = list(evaluation_tasks())
 TASK = "s1_L0_008_place_relative"  # scene 1, switched to s1_L0_001_pickup (another grounded goal, same layout)
 

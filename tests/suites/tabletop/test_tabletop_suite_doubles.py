@@ -23,9 +23,7 @@ from heedful.records import Record
 from heedful.suites.base import RolloutContext
 from heedful.suites.tabletop.model import TabletopTask
 from heedful.suites.tabletop.registry import evaluation_tasks
-from heedful.suites.tabletop.suite import TabletopSuite
-
-SUITE = TabletopSuite()
+from heedful.suites.tabletop.suite import SUITE
 
 
 def task(scene: int, action: str, **grounded: Any) -> TabletopTask:

@@ -16,9 +16,7 @@ from heedful.agents.tabletop import OracleAgent
 from heedful.suites.base import RolloutContext
 from heedful.suites.tabletop.model import TabletopTask
 from heedful.suites.tabletop.registry import evaluation_tasks
-from heedful.suites.tabletop.suite import TabletopSuite
-
-SUITE = TabletopSuite()
+from heedful.suites.tabletop.suite import SUITE
 
 
 def failures(tasks: list[TabletopTask], rounds: dict[str, int]) -> list[str]:

@@ -10,7 +10,7 @@ from heedful.suites.tabletop import registry
 from heedful.suites.tabletop.dataset import inconsistency
 from heedful.suites.tabletop.language import normalize
 from heedful.suites.tabletop.registry import evaluation_tasks, training_tasks
-from heedful.suites.tabletop.suite import TabletopSuite
+from heedful.suites.tabletop.suite import SUITE
 
 # RoboFollow's evaluation counts per scene (L0, L1, L2, L3).
 PER_SCENE = {1: (16, 8, 16, 76), 2: (16, 24, 68, 24), 3: (16, 40, 64, 96), 4: (27, 14, 25, 24)}
@@ -95,7 +95,7 @@ def test_the_registry_is_deterministic_and_independent_of_the_seed() -> None:
     first = [t.model_dump_json() for t in evaluation_tasks()]
     registry.evaluation_tasks.cache_clear()
     registry.training_tasks.cache_clear()
-    again = [t.model_dump_json() for t in TabletopSuite().generate(seed=123)]
+    again = [t.model_dump_json() for t in SUITE.generate(seed=123)]
     assert first == again
 
 
@@ -103,4 +103,4 @@ def test_generation_rejects_settings() -> None:
     from heedful.errors import ConfigError
 
     with pytest.raises(ConfigError, match="takes no settings"):
-        TabletopSuite().generate(0, {"tasks": 3})
+        SUITE.generate(0, {"tasks": 3})

@@ -21,9 +21,8 @@ from heedful.suites.base import RolloutContext
 from heedful.suites.tabletop.model import TabletopTrial
 from heedful.suites.tabletop.observation import PlannerObservation
 from heedful.suites.tabletop.registry import evaluation_tasks
-from heedful.suites.tabletop.suite import TabletopSuite
+from heedful.suites.tabletop.suite import SUITE
 
-SUITE = TabletopSuite()
 TASKS = {t.task: t for t in evaluation_tasks()}
 
 
@@ -57,6 +56,15 @@ def test_trials_follow_robofollows_seed_rule_round_by_round() -> None:
 def test_bad_run_options_are_typed_errors(options: dict[str, Any], message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         SUITE.check_options(options)
+
+
+def test_the_training_tasks_and_sampling_units_of_tasks_and_of_their_trials() -> None:
+    tasks = [TASKS["s1_L0_000_pickup"], TASKS["s1_L1_000_pickup"], TASKS["s2_L0_004_stack"]]
+    trials = SUITE.episodes_for_run(tasks, {"trials": 2})
+    assert SUITE.training_episodes(trials) == SUITE.training_episodes(tasks) == [tasks[0], tasks[2]]  # L0, once each
+    strata = ["S1/L0", "S1/L1", "S2/L0"] * 2  # one unit per trial, round by round
+    assert SUITE.sample_units(trials) == [(stratum, [i]) for i, stratum in enumerate(strata)]
+    assert SUITE.sample_units(tasks) == [("all", [0]), ("all", [1]), ("all", [2])]  # lines: for the dataset cache
 
 
 def test_episodes_cross_process_boundaries_as_json() -> None:

@@ -18,7 +18,7 @@ from heedful.metrics.engine import compare_rows, report_rows
 from heedful.metrics.groups import ALL, group_name
 from heedful.metrics.reference import Reference
 from heedful.metrics.rows import MetricRow
-from heedful.metrics.scoring import MacroOver, McNemar, Scoring
+from heedful.metrics.scoring import MacroOver, McNemar, ReferenceRows, Scoring
 from heedful.metrics.spec import MetricSpec, RecordMetric
 from heedful.records import Record
 
@@ -100,6 +100,15 @@ def _report_order(names: set[str]) -> list[str]:
     return [g for g in order if g in names] + sorted(names - set(order))
 
 
+def blind_draw(records: Sequence[Record]) -> ReferenceRows:
+    """The exact blind-draw level of each (group, metric) of the run's tasks, and its `chance ...` rows of Table 1."""
+    from heedful.suites.tabletop.chance import chance_rows  # the simulator's modules: imported for a report only
+
+    rows = chance_rows(records)
+    levels = {(r.group.removeprefix(CHANCE_PREFIX), r.metric): r.value for r in rows if r.value is not None}
+    return levels, rows
+
+
 SCORING = Scoring(
     spec=SPEC,
     groups=_groups,
@@ -119,6 +128,7 @@ SCORING = Scoring(
         "the exact expected score of the blind branch draw: a training branch chosen without the language (a "
         "strong baseline, not chance)",
     ),
+    reference_levels=blind_draw,
 )
 """How the tabletop report and comparison are computed (heedful.metrics.engine): each task's trials averaged
 first, then a bootstrap over tasks; McNemar on trial completion."""
