@@ -212,3 +212,20 @@ def test_an_entry_made_by_other_generator_code_of_the_same_version_is_regenerate
     assert _dumps(again) == _dumps(first)
     cached_dataset(suite, 0)
     assert suite.generated == 2  # the regenerated entry is served again
+
+
+def test_a_declared_suite_is_fingerprinted_by_its_own_code(cache: Path) -> None:
+    from dataclasses import replace
+
+    from heedful.dataset_cache import generator_sources
+    from heedful.suites.lazy_episodes import LazyEpisodes
+    from heedful.suites.parts import Sampling
+    from heedful.suites.tabletop.suite import SUITE
+
+    sources = generator_sources(SUITE)  # its class is the generic DeclaredSuite: its parts name its package
+    assert any(f.parts[-3:] == ("suites", "tabletop", "registry.py") for f in sources)
+    assert not any(f.name == "declared.py" for f in sources)
+    cached_dataset(SUITE, 0)
+    assert isinstance(cached_dataset(SUITE, 0)[0], LazyEpisodes)
+    resampled = replace(SUITE, rollout=replace(SUITE.rollout, sampling=Sampling(lambda trials: [], "none")))
+    assert not isinstance(cached_dataset(resampled, 0)[0], LazyEpisodes)  # an index of other sampling code: unread

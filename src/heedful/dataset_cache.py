@@ -29,8 +29,9 @@ import json
 import marshal
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from types import CodeType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
@@ -179,12 +180,18 @@ def generator_sources(suite: Suite) -> list[Path]:
     the suite's classes (the suite's package, with everything it imports from there), its simulator package
     `heedful/sims/<name>/` and heedful's seeding. Broader than the generator alone on purpose: an unneeded
     regeneration costs seconds (the household world about a minute), a stale dataset costs a wrong result."""
+    from heedful.suites.declared import DeclaredSuite
+
     folders: set[Path] = set()
-    for cls in type(suite).__mro__:
-        if cls is object or cls.__module__ == "heedful.suites.base":
+    # a declared suite's class is the generic one: its generator and episode model say where its code lives
+    owners: Sequence[Callable[..., object]] = (
+        (suite.episodes.generate, suite.episodes.model) if isinstance(suite, DeclaredSuite) else type(suite).__mro__
+    )
+    for owner in owners:
+        if owner is object or owner.__module__ == "heedful.suites.base":
             continue
         with contextlib.suppress(TypeError, OSError):  # a class without a source file (built in, frozen)
-            folders.add(Path(inspect.getfile(cls)).resolve().parent)
+            folders.add(Path(inspect.getfile(owner)).resolve().parent)
     heedful_root = Path(__file__).resolve().parent
     folders.add(heedful_root / "sims" / str(getattr(suite, "name", "")))
     files = {heedful_root / "seeding.py"}
@@ -235,8 +242,12 @@ def _seal(index: dict[str, Any]) -> str:
 
 def _units_fingerprint(suite: Suite) -> str:
     # the index holds `sample_units`' result: a change to that method (not to the suite version) must rebuild it
-    code = type(suite).sample_units.__code__
-    return hashlib.sha256(marshal.dumps(code)).hexdigest()[:16]
+    from heedful.suites.declared import DeclaredSuite
+
+    codes: list[CodeType | None] = [type(suite).sample_units.__code__]
+    if isinstance(suite, DeclaredSuite):  # the generic method: the declared sampling is the suite's own code
+        codes.append(getattr(suite.rollout.sampling.units, "__code__", None))
+    return hashlib.sha256(b"".join(marshal.dumps(code) for code in codes if code is not None)).hexdigest()[:16]
 
 
 def write_index(suite: Suite, episodes: Sequence[Episode], where: Path, identity: dict[str, Any]) -> None:
