@@ -138,9 +138,12 @@ class DeclaredSuite(Generic[D, E]):
     def _lines_of(self, episodes: Sequence[Episode]) -> Sequence[D]:
         """Dataset lines, or the lines a run's episodes were built from (`Rollout.line_of`)."""
         line_of, model = self.rollout.line_of, self.rollout.model
-        if line_of is None:
+        if line_of is None or isinstance(episodes, LazyEpisodes):  # a lazy dataset holds lines
             return self._lines(episodes)
         return self._lines([line_of(ep) if isinstance(ep, model) else ep for ep in episodes])
+
+    def _are_lines(self, episodes: Sequence[Episode]) -> bool:
+        return isinstance(episodes, LazyEpisodes) or all(isinstance(ep, self.episodes.model) for ep in episodes)
 
     def _lines(self, episodes: Sequence[Episode]) -> Sequence[D]:
         _all_of(self.episodes.model, episodes, f"suite {self.name}'s dataset")
@@ -209,7 +212,7 @@ class DeclaredSuite(Generic[D, E]):
         return self.rollout.steps(self._run_episode(episode)) if self.rollout.steps else None
 
     def sample_units(self, episodes: Sequence[Episode]) -> list[Unit]:
-        if self.rollout.line_of is not None and all(isinstance(ep, self.episodes.model) for ep in episodes):
+        if self.rollout.line_of is not None and self._are_lines(episodes):
             return one_unit_per_episode(len(episodes))  # dataset lines (the dataset cache indexes them): no run's
         return self.rollout.sampling.units(self._run_episodes(episodes))
 
