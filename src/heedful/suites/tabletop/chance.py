@@ -29,10 +29,10 @@ import numpy as np
 
 from heedful.errors import ConfigError
 from heedful.metrics.rows import MetricRow
+from heedful.metrics.scoring import ReferenceRows
 from heedful.records import Record
 from heedful.sims.tabletop.recorder import Trajectory
 from heedful.suites.tabletop.expert import branch_program
-from heedful.suites.tabletop.metrics import CHANCE_PREFIX
 from heedful.suites.tabletop.model import Grounded, Layout, TabletopTask
 from heedful.suites.tabletop.registry import evaluation_tasks, training_tasks
 from heedful.suites.tabletop.replay import program_trajectory
@@ -43,6 +43,8 @@ SCORING_VERSION = "issue-38/1"  # bump when a scoring rule changes: every stored
 METRICS = ("intent", "execution", "intent_full", "execution_full", "complete", "complete_clean", "disturbed")
 """The scores of the paper's Table 1 that the exact chance level is stored for (not every metric of the spec)."""
 CI_METHOD = "exact (every blind branch)"
+CHANCE_PREFIX = "chance "
+"""The groups of the chance rows (`chance S1 / L0`): the exact expected score of the blind branch draw."""
 
 
 @cache
@@ -183,6 +185,14 @@ def chance_rows(records: Sequence[Record]) -> list[MetricRow]:
                 )
             )
     return rows
+
+
+def blind_draw(records: Sequence[Record]) -> ReferenceRows:
+    """The tabletop scoring's reference levels: the blind draw's level of each (group, metric) of the run's tasks,
+    and its `chance ...` rows of Table 1."""
+    rows = chance_rows(records)
+    levels = {(r.group.removeprefix(CHANCE_PREFIX), r.metric): r.value for r in rows if r.value is not None}
+    return levels, rows
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from heedful.metrics.groups import ALL, group_name
 from heedful.metrics.layouts import Column, FigureLayout, MeanOf, Panel, PaperTable, Pivot
-from heedful.suites.tabletop.metrics import CHANCE_PREFIX, LEVELS, MEAN, SCENES
+from heedful.suites.tabletop.chance import CHANCE_PREFIX
+from heedful.suites.tabletop.metrics import LEVELS, MEAN, SCENES
 
 # With a 95% interval in every cell, Table 1's 20 columns (scenes x levels) do not fit a page: Markdown and LaTeX
 # print one line per scene x level, then the mean over scenes (the unweighted mean of the scene values, the paper's

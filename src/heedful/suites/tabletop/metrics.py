@@ -18,9 +18,10 @@ from heedful.metrics.engine import compare_rows, report_rows
 from heedful.metrics.groups import ALL, group_name
 from heedful.metrics.reference import Reference
 from heedful.metrics.rows import MetricRow
-from heedful.metrics.scoring import MacroOver, McNemar, ReferenceRows, Scoring
+from heedful.metrics.scoring import MacroOver, McNemar, Scoring
 from heedful.metrics.spec import MetricSpec, RecordMetric
 from heedful.records import Record
+from heedful.suites.tabletop.chance import blind_draw
 
 
 def _score(name: str) -> Callable[[Record], float]:
@@ -82,7 +83,6 @@ SPEC = MetricSpec(
     )
 )
 """The tabletop metrics: each a task-macro mean of one number per trial. Add a metric here."""
-CHANCE_PREFIX = "chance "  # groups of the exact chance level (expected score of the blind branch draw)
 SCENES = ("S1", "S2", "S3", "S4")
 MEAN = "mean over scenes"
 LEVELS = ("L0", "L1", "L2", "L3")
@@ -98,15 +98,6 @@ def _groups(record: Record) -> tuple[str, ...]:
 def _report_order(names: set[str]) -> list[str]:
     order = [group_name(s, lv) for s in SCENES for lv in LEVELS] + list(LEVELS) + [ALL]
     return [g for g in order if g in names] + sorted(names - set(order))
-
-
-def blind_draw(records: Sequence[Record]) -> ReferenceRows:
-    """The exact blind-draw level of each (group, metric) of the run's tasks, and its `chance ...` rows of Table 1."""
-    from heedful.suites.tabletop.chance import chance_rows  # the simulator's modules: imported for a report only
-
-    rows = chance_rows(records)
-    levels = {(r.group.removeprefix(CHANCE_PREFIX), r.metric): r.value for r in rows if r.value is not None}
-    return levels, rows
 
 
 SCORING = Scoring(

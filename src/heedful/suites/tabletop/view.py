@@ -8,8 +8,9 @@ from collections.abc import Sequence
 from heedful.metrics.rows import MetricRow
 from heedful.records import Record
 from heedful.suites.parts import View
+from heedful.suites.tabletop.chance import CHANCE_PREFIX
 from heedful.suites.tabletop.layouts import FIGURE, PAPER_TABLES
-from heedful.suites.tabletop.metrics import CHANCE_PREFIX, SCORING
+from heedful.suites.tabletop.metrics import SCORING
 from heedful.suites.tabletop.model import TabletopTask
 from heedful.suites.tabletop.payload import TrialPayload
 
