@@ -40,6 +40,7 @@ from heedful.suites.tabletop.model import (
 from heedful.suites.tabletop.options import TabletopRunOptions
 from heedful.suites.tabletop.payload import TrialPayload
 from heedful.suites.tabletop.perturb import TRIALS, trial_seed
+from heedful.suites.tabletop.registry import evaluation_tasks
 from heedful.suites.tabletop.rollout import MAX_CALLS, run_trial
 
 # --- episodes: the tasks
@@ -50,8 +51,6 @@ def generate(seed: int, config: Mapping[str, object], progress: Progress | None)
     registry builds in well under a second, so `progress` is not called."""
     if config:
         raise ConfigError(f"tabletop generation takes no settings, got {sorted(config)}")
-    from heedful.suites.tabletop.registry import evaluation_tasks
-
     return list(evaluation_tasks())
 
 
