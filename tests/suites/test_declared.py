@@ -21,7 +21,7 @@ from heedful.replies import AgentReply
 from heedful.suites.base import RolloutContext, Suite
 from heedful.suites.declared import DeclaredSuite
 from heedful.suites.lazy_episodes import LazyEpisodes
-from heedful.suites.parts import Episodes, Progress, RecordBase, Rollout
+from heedful.suites.parts import Episodes, Options, Progress, RecordBase, Rollout
 
 
 class Line(BaseModel):
@@ -159,3 +159,37 @@ def test_a_lazy_dataset_stays_unparsed_through_the_run_s_whole_dataset_steps() -
     assert len(run) == 5 and lazy.parsed_count == 0  # what `--limit 2` avoids: parsing every line to run two
     record = toy.rollout_episode(run[3], Echo(), RolloutContext(seed=0, index=3))
     assert record.episode_id == "e3" and lazy.parsed_count == 1
+
+
+def test_the_dataset_and_option_hooks_run_where_the_suite_needs_them(tmp_path: Path) -> None:
+    def refuse(path: Path) -> None:
+        if (path / "REFUSED").exists():
+            raise DatasetError("refused before a line is read")
+
+    def own_message(options: dict[str, object]) -> None:
+        if "colour" in options:
+            raise ConfigError("colour is spelled color here")
+
+    toy = DeclaredSuite(
+        name="toy",
+        version="toy-v1",
+        episodes=Episodes(
+            Line, generate, "toy-dataset/1", check_path=refuse, dataset_meta=lambda lines: {"made": len(lines)}
+        ),
+        options=Options(precheck=own_message),
+        rollout=Rollout(Line, run, record_base, kinds=frozenset({"decision"})),
+        scoring=Scoring(MetricSpec((CORRECT,))),
+    )
+    toy.save_dataset(toy.generate(0, {"n": 2}), tmp_path, {"seed": 0})
+    written = json.loads((tmp_path / "dataset.json").read_text())
+    assert list(written)[:5] == ["format", "suite", "version", "seed", "made"]  # the suite's own fields first
+    assert (written["suite"], written["version"], written["made"]) == ("toy", "toy-v1", 2)
+    assert len(toy.load_dataset(tmp_path)) == 2
+    (tmp_path / "episodes.jsonl").write_text("not a line\n")
+    (tmp_path / "REFUSED").touch()
+    with pytest.raises(DatasetError, match="refused before a line is read"):
+        toy.load_dataset(tmp_path)
+    with pytest.raises(ConfigError, match="colour is spelled color here"):  # before the model's unknown option
+        toy.check_options({"colour": "red"})
+    with pytest.raises(ConfigError, match="toy has no run option 'colour'"):
+        suite().check_options({"colour": "red"})

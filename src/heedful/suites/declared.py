@@ -77,6 +77,8 @@ class DeclaredSuite(Generic[D, E]):
     def load_dataset(self, path: Path, *, verify: bool = True) -> Sequence[D]:
         from heedful.suites.episode_files import read_episodes
 
+        if self.episodes.check_path is not None:
+            self.episodes.check_path(Path(path))
         check = self.episodes.check_line or (lambda _: None)
         lines = read_episodes(Path(path), self.episodes.model, suite=self.name, check=check, verify=verify)
         if self.episodes.check_dataset is not None:
@@ -88,7 +90,8 @@ class DeclaredSuite(Generic[D, E]):
 
         lines = self._lines(episodes)
         counts = self.episodes.summarize(lines) if self.episodes.summarize else {"instances": len(lines)}
-        meta = {"suite": self.name, "version": self.version, **meta}  # `heedful run` refuses another suite's dataset
+        extra = self.episodes.dataset_meta(lines) if self.episodes.dataset_meta else {}
+        meta = {"suite": self.name, "version": self.version, **meta, **extra}  # run refuses another suite's dataset
         return write_dataset(lines, Path(out), dataset_format=self.episodes.dataset_format, meta=meta, counts=counts)
 
     def episode_schema(self) -> str:

@@ -71,12 +71,18 @@ class Episodes(Generic[D]):
     generate: Generate[D]
     dataset_format: str
     """`dataset.json`'s `format`, e.g. "heedful-tabletop-dataset/1"."""
+    check_path: Callable[[Path], None] | None = None
+    """Raise DatasetError for a dataset directory or episodes file to refuse before a line is read (household: a
+    `dataset.json` of another benchmark version, whose lines may not even parse)."""
     check_line: Callable[[D], str | None] | None = None
     """Why one line contradicts itself (a gold its constraints do not give), or None; checked on every load."""
     check_dataset: Callable[[Sequence[D], Path], None] | None = None
     """Raise DatasetError for what no single line shows (two lines of one family with the same role)."""
     summarize: Callable[[Sequence[D]], dict[str, object]] | None = None
     """The counts `dataset.json` records; None: the number of lines."""
+    dataset_meta: Callable[[Sequence[D]], Mapping[str, object]] | None = None
+    """Fields `dataset.json` records after the caller's (household: the statistics of the generation that made these
+    very lines); None: none."""
     training: Callable[[Sequence[D]], Sequence[D]] | None = None
     """The lines agents may fit on; None: those whose `split` is "train" (none when there is no split)."""
     splits: tuple[str, ...] = ("all",)
