@@ -125,12 +125,12 @@ def _sample(suite: Suite, findings: Findings) -> _Sample | None:
     return _Sample(suite, first, run_episodes) if run_episodes else None
 
 
-_SAMPLES: dict[tuple[type, str], _Sample] = {}
+_SAMPLES: dict[tuple[type, str, str], _Sample] = {}
 
 
 def _agent_sample(suite: Suite) -> _Sample:
     """The suite's small dataset for agent checks, generated once per process (check_suite checks generation)."""
-    key = (type(suite), json.dumps(suite.check_config, sort_keys=True))
+    key = (type(suite), suite.name, json.dumps(suite.check_config, sort_keys=True))  # declared suites share a type
     if key not in _SAMPLES:
         episodes = list(suite.generate(0, dict(suite.check_config)))
         run_episodes: list[Episode] = []
