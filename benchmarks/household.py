@@ -39,7 +39,7 @@ from heedful.suites.household.generate import OraclePolicy
 from heedful.suites.household.layouts import PAPER_TABLES
 from heedful.suites.household.model import HouseholdEpisode
 from heedful.suites.household.rollout import run_episode
-from heedful.suites.household.suite import HouseholdSuite
+from heedful.suites.household.suite import SUITE
 
 STEPS = 4000
 
@@ -128,7 +128,7 @@ def bench_fields() -> None:
 
 
 def bench_oracle(episodes: list[HouseholdEpisode], workers: int) -> None:
-    suite = HouseholdSuite()
+    suite = SUITE
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data"
         suite.save_dataset(episodes, data, {"seed": 0})
@@ -175,7 +175,7 @@ def main() -> None:
     args = parser.parse_args()
     bench_steps()
     bench_fields()
-    episodes, t_generate = timed(lambda: HouseholdSuite().generate(0))
+    episodes, t_generate = timed(lambda: SUITE.generate(0))
     print(f"generate the default dataset: {len(episodes)} episodes in {t_generate:.1f} s (one process)")
     bench_oracle(episodes, args.workers)
     if args.resolution:

@@ -32,7 +32,7 @@ from heedful.agents.household_sweep import SweepAgent
 from heedful.dataset_cache import cached_dataset
 from heedful.suites.household.model import HouseholdEpisode
 from heedful.suites.household.rollout import run_episode
-from heedful.suites.household.suite import HouseholdSuite
+from heedful.suites.household.suite import SUITE
 
 AGENTS = {"oracle": OracleAgent, "commonsense": CommonsenseAgent, "situated": SituatedAgent, "sweep": SweepAgent}
 GROUPS = ("pnp", "s_obj/clear", "s_obj/ambiguous", "s_hum/clear", "s_hum/ambiguous")
@@ -130,7 +130,7 @@ def main() -> None:
     parser.add_argument("--save", type=Path, help="write every episode's (success, SPL) per agent to this JSON file")
     args = parser.parse_args()
     config = {key: int(value) for key, value in (pair.split("=", 1) for pair in args.set)} or None
-    suite = HouseholdSuite()
+    suite = SUITE
     sources = [(json.loads((d / "dataset.json").read_text())["seed"], d) for d in args.dataset]
     for seed, path in sources or [(seed, None) for seed in args.seeds]:
         if path is not None:

@@ -31,7 +31,7 @@ from heedful.llm.request import ChatRequest, ChatResult, Sampling
 from heedful.seeding import derive_seed
 from heedful.suites.household.model import HouseholdEpisode
 from heedful.suites.household.rollout import run_episode
-from heedful.suites.household.suite import HouseholdSuite
+from heedful.suites.household.suite import SUITE
 
 AGENTS = {"reasoner": ReasonerAgent, "prompter": PrompterAgent}
 SMALL = {"houses": 2, "seen_houses": 1, "per_split_type": 1}
@@ -105,7 +105,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--constrain", action="store_true", help="constrained mode (JSON schemas)")
     args = parser.parse_args()
-    episodes = HouseholdSuite().generate(5, SMALL)[: args.episodes]
+    episodes = SUITE.generate(5, SMALL)[: args.episodes]
     reference_wall, _ = rollouts(episodes, CommonsenseAgent())
     reference = 60 * len(episodes) / reference_wall
     mode = "constrained (json_schema)" if args.constrain else "unconstrained (free text)"

@@ -27,7 +27,7 @@ from heedful.sims.household.semantic_map import SemanticMap
 from heedful.sims.household.sim import HouseSim, ObjectState, Pose
 from heedful.suites.household.perception import detector_for
 from heedful.suites.household.rollout import run_episode
-from heedful.suites.household.suite import HouseholdSuite
+from heedful.suites.household.suite import SUITE
 
 STEPS = 4000
 NOISY = {"perception": "noisy"}
@@ -61,7 +61,7 @@ def bench_map() -> None:
 
 
 def bench_rollouts(every: int) -> None:
-    episodes = HouseholdSuite().generate(0)[::every]
+    episodes = SUITE.generate(0)[::every]
     for name, options in (("oracle perception (reference)", {}), ("noisy (simulated) perception", NOISY)):
         start = time.perf_counter()
         runs = [run_episode(ep, CommonsenseAgent(), 0, detector=detector_for(ep, options, 0)) for ep in episodes]

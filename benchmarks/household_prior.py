@@ -21,7 +21,7 @@ from pathlib import Path
 
 from heedful.dataset_cache import cached_dataset
 from heedful.suites.household.goal_prior import draft_candidates, prior_table, render_prior_table, rule_rows
-from heedful.suites.household.suite import HouseholdSuite
+from heedful.suites.household.suite import SUITE
 
 
 def _config(pairs: list[str]) -> dict[str, int]:
@@ -37,7 +37,7 @@ def main() -> None:
         "--drafts", type=int, default=0, help="also N ambiguous drafts per house and task type (no oracle filter)"
     )
     args = parser.parse_args()
-    suite = HouseholdSuite()
+    suite = SUITE
     if args.dataset:
         for path in args.dataset:
             summary = json.loads((path / "dataset.json").read_text())

@@ -34,7 +34,7 @@ from heedful.suites.household.executors import entry_fields
 from heedful.suites.household.model import HouseholdEpisode
 from heedful.suites.household.rollout import run_episode
 from heedful.suites.household.runtime import TaskEnv, human_path, room_of
-from heedful.suites.household.suite import HouseholdSuite
+from heedful.suites.household.suite import SUITE
 from heedful.suites.household.towards import heading_for
 
 AGENTS: dict[str, Callable[[], PlannerAgent]] = {
@@ -110,7 +110,7 @@ def main() -> None:
     parser.add_argument("--follow", type=int, action="append", default=[], help="add situated-fN (follow budget)")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    episodes = [ep for ep in HouseholdSuite().load_dataset(args.dataset) if ep.task_type == "s_hum" and ep.ambiguous]
+    episodes = [ep for ep in SUITE.load_dataset(args.dataset) if ep.task_type == "s_hum" and ep.ambiguous]
     _EPISODES[:] = episodes
     fits = np.mean([len(ep.candidate_rooms) for ep in episodes])
     print(f"{args.dataset}: {len(episodes)} ambiguous S_hum episodes, {fits:.2f} fitting rooms on average")

@@ -119,9 +119,9 @@ def decisions_runner(sizes: Sizes) -> list[Row]:
 
 def household_runner(sizes: Sizes) -> list[Row]:
     from heedful.dataset_cache import cached_dataset
-    from heedful.suites.household.suite import HouseholdSuite
+    from heedful.suites.household.suite import SUITE
 
-    suite = HouseholdSuite()
+    suite = SUITE
     if sizes.quick:
         episodes = suite.generate(0, {"houses": 2, "seen_houses": 1, "per_split_type": 1})
     else:

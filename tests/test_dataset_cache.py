@@ -151,19 +151,19 @@ def test_a_first_use_says_what_it_does_how_long_it_takes_and_shows_its_progress(
     cache: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from heedful import dataset_cache
-    from heedful.suites.household.suite import HouseholdSuite
+    from heedful.suites.household.suite import SUITE
 
     updates: list[tuple[int, int | None]] = []
     monkeypatch.setattr(
         dataset_cache._GenerationBar, "__call__", lambda self, n=1, total=None: updates.append((n, total))
     )
     small = {"houses": 2, "seen_houses": 1, "per_split_type": 1}
-    episodes, _ = cached_dataset(HouseholdSuite(), 0, small, announce=True)
+    episodes, _ = cached_dataset(SUITE, 0, small, announce=True)
     err = capsys.readouterr().err
     assert "generating the default household dataset (seed 0) into the cache" in err
     assert "about 50 s on an idle machine" in err
     assert len(updates) == 2 + len(episodes) and {total for _, total in updates} == {len(updates)}
-    cached_dataset(HouseholdSuite(), 0, small, announce=True)  # the second use loads it, silently
+    cached_dataset(SUITE, 0, small, announce=True)  # the second use loads it, silently
     assert capsys.readouterr().err == ""
 
 

@@ -30,7 +30,7 @@ from heedful.suites.base import RolloutContext
 from heedful.suites.household.observation import build_observation
 from heedful.suites.household.rollout import run_episode
 from heedful.suites.household.runtime import TaskEnv
-from heedful.suites.household.suite import HouseholdSuite
+from heedful.suites.household.suite import SUITE
 
 REMOTE = {"base_url": "http://127.0.0.1:9/v1", "model": "test-double", "api_key_env": "HEEDFUL_TEST_NO_KEY"}
 
@@ -134,7 +134,7 @@ def test_a_perfect_model_answering_json_reaches_the_oracles_success() -> None:
 
 
 def test_unreadable_json_ends_the_episode_as_a_parse_error() -> None:
-    suite, context = HouseholdSuite(), RolloutContext(seed=0, index=0)
+    suite, context = SUITE, RolloutContext(seed=0, index=0)
     cut = '{"reasoning": "The cup is in room'
     record = suite.rollout_episode(first("pnp"), constrained(ReasonerAgent, lambda _: (cut, "length")), context)
     assert record.status is Status.PARSE_ERROR and record.prediction["ended_by"] == "parse_error"

@@ -29,7 +29,7 @@ from heedful.suites.household.executors import FOLLOW_CHUNK
 from heedful.suites.household.model import HouseholdEpisode
 from heedful.suites.household.observation import HouseholdObservation
 from heedful.suites.household.rollout import run_episode
-from heedful.suites.household.suite import HouseholdSuite
+from heedful.suites.household.suite import SUITE
 
 REMOTE = {"base_url": "http://127.0.0.1:9/v1", "model": "test-double", "api_key_env": "HEEDFUL_TEST_NO_KEY"}
 
@@ -127,7 +127,7 @@ def test_a_perfect_model_reaches_the_oracles_success_on_all_three_task_types() -
 
 
 def test_the_episode_ends_after_15_model_calls() -> None:
-    record = HouseholdSuite().rollout_episode(
+    record = SUITE.rollout_episode(
         first("pnp"), agent(ReasonerAgent, lambda _: "Action: Go to Room 0"), RolloutContext(seed=0, index=0)
     )
     assert record.status is Status.OK and record.prediction["ended_by"] == "model_call_limit"
@@ -176,7 +176,7 @@ def test_the_reasoner_asks_for_evidence_again_after_every_20_steps_of_following(
 
 
 def test_unreadable_answers_end_the_episode_as_parse_errors_with_the_raw_text() -> None:
-    suite, context = HouseholdSuite(), RolloutContext(seed=0, index=0)
+    suite, context = SUITE, RolloutContext(seed=0, index=0)
     record = suite.rollout_episode(first("pnp"), agent(ReasonerAgent, lambda _: "Action: Give to Human"), context)
     assert record.status is Status.PARSE_ERROR and record.prediction["ended_by"] == "parse_error"
     assert "action answer: 'Give to Human' is not one of the available choices" in (record.error or "")
@@ -190,9 +190,7 @@ def test_unreadable_answers_end_the_episode_as_parse_errors_with_the_raw_text() 
 
 def test_records_carry_calls_tokens_and_every_query() -> None:
     episode = first("s_hum", False)
-    record = HouseholdSuite().rollout_episode(
-        episode, agent(ReasonerAgent, PerfectModel(episode)), RolloutContext(0, 0)
-    )
+    record = SUITE.rollout_episode(episode, agent(ReasonerAgent, PerfectModel(episode)), RolloutContext(0, 0))
     assert record.status is Status.OK and record.correct
     queries = record.prediction["model_queries"]
     assert queries[0]["kind"] == "evidence" and queries[0]["read"] == "Enough Evidence"

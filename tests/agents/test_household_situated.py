@@ -29,7 +29,7 @@ from heedful.suites.household.executors import execute
 from heedful.suites.household.observation import HouseholdObservation, HumanView, build_observation
 from heedful.suites.household.rollout import EpisodeRun, run_episode
 from heedful.suites.household.runtime import TaskEnv
-from heedful.suites.household.suite import HouseholdSuite
+from heedful.suites.household.suite import SUITE
 from heedful.suites.household.tools import ToolCall
 
 
@@ -205,7 +205,7 @@ def test_it_never_reads_the_privileged_state() -> None:
 
 @pytest.mark.slow
 def test_serial_and_two_workers_give_identical_records(tmp_path: Path) -> None:
-    suite = HouseholdSuite()
+    suite = SUITE
     episodes = [ep for ep in small_episodes() if ep.task_type != "pnp"][:8]
     assert any(ep.task_type == "s_hum" and ep.ambiguous for ep in episodes)
     spec = RunSpec(

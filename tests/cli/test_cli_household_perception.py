@@ -37,9 +37,9 @@ def test_bad_perception_options_give_one_line_errors(
 
 
 def test_a_noisy_run_names_its_condition(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from heedful.suites.household.suite import HouseholdSuite
+    from heedful.suites.household.suite import SUITE
 
-    HouseholdSuite().save_dataset(list(small_episodes()), tmp_path / "ds", {"seed": 5})
+    SUITE.save_dataset(list(small_episodes()), tmp_path / "ds", {"seed": 5})
     args = ["--dataset", str(tmp_path / "ds"), "--limit", "3", "--out", str(tmp_path / "r")]
     assert main([*RUN, *args, "--perception", "noisy", "--noise", "miss_rate=0.25"]) == 0
     manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())

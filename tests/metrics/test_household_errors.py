@@ -16,9 +16,7 @@ from heedful.suites.base import RolloutContext
 from heedful.suites.household.error_modes import ErrorMode, classify, classify_all
 from heedful.suites.household.error_table import error_rows, error_table
 from heedful.suites.household.model import HouseholdEpisode
-from heedful.suites.household.suite import HouseholdSuite
-
-SUITE = HouseholdSuite()
+from heedful.suites.household.suite import SUITE
 
 
 def rollout(episode: HouseholdEpisode, policy: doubles.Policy, **options: Any) -> Record:

@@ -14,7 +14,7 @@ from heedful.records import Record, Status
 from heedful.suites.base import RolloutContext
 from heedful.suites.household.error_modes import ErrorMode, classify
 from heedful.suites.household.payload import ToolEntry, ToolFailure, read_tools
-from heedful.suites.household.suite import HouseholdSuite
+from heedful.suites.household.suite import SUITE
 
 
 def _record(tools: list[Any]) -> Record:
@@ -70,7 +70,7 @@ def test_legacy_rows_read_the_codes_their_messages_meant() -> None:
 
 def test_a_real_rollout_stores_typed_calls() -> None:
     episode = first("pnp")
-    record = HouseholdSuite().rollout_episode(episode, OracleAgent(), RolloutContext(0, 0))
+    record = SUITE.rollout_episode(episode, OracleAgent(), RolloutContext(0, 0))
     entries = read_tools(record.prediction["tools"])  # type: ignore[index]
     assert entries and all(isinstance(e, ToolEntry) for e in entries)
     puts = [e for e in entries if e.ok and e.action.startswith("Put")]

@@ -12,13 +12,13 @@ def site_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """decisions oracle and majority (40 records each), household oracle (8 episodes of a small generated
     dataset), tabletop oracle (2 trials) without and with video."""
     from heedful.api import evaluate
-    from heedful.suites.household.suite import HouseholdSuite
+    from heedful.suites.household.suite import SUITE
 
     root = tmp_path_factory.mktemp("site-runs")
     runs = {name: root / name for name in ("dec_oracle", "dec_majority", "hh_oracle", "tt_oracle", "tt_video")}
     evaluate(suite="decisions", agent="oracle", out=runs["dec_oracle"], limit=40, progress=False)
     evaluate(suite="decisions", agent="majority", out=runs["dec_majority"], limit=40, progress=False)
-    suite = HouseholdSuite()
+    suite = SUITE
     data = root / "household-data"
     suite.save_dataset(suite.generate(5, {"houses": 4, "seen_houses": 2, "per_split_type": 1}), data, {"seed": 5})
     evaluate(suite="household", agent="oracle", out=runs["hh_oracle"], dataset=data, limit=8, progress=False)

@@ -35,9 +35,9 @@ def decisions_runs() -> dict[str, Path]:
 @cache
 def household_run() -> Path:
     """The household oracle on a tiny generated dataset (12 episodes)."""
-    from heedful.suites.household.suite import HouseholdSuite
+    from heedful.suites.household.suite import SUITE
 
-    suite = HouseholdSuite()
+    suite = SUITE
     data = _root() / "household-data"
     suite.save_dataset(suite.generate(5, TINY_HOUSEHOLD), data, {"seed": 5})
     out = _root() / "household-oracle"

@@ -20,7 +20,7 @@ from heedful.records import Record, Status
 from heedful.runner import RunSpec, run
 from heedful.suites.household.layouts import PAPER_TABLES
 from heedful.suites.household.metrics import compare_household_runs, household_metrics
-from heedful.suites.household.suite import HouseholdSuite
+from heedful.suites.household.suite import SUITE
 
 
 def summary_table(rows: list[MetricRow]) -> str:
@@ -87,7 +87,7 @@ def test_comparison_summary_pairs_both_metrics_per_clarity() -> None:
 
 @pytest.mark.slow
 def test_cli_report_and_compare_of_two_household_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    suite = HouseholdSuite()
+    suite = SUITE
     episodes = [first("pnp"), s_hum_two_bathrooms(), s_obj_human_in_view()]
     suite.save_dataset(episodes, tmp_path / "ds", {"seed": 0})
     for agent in ("commonsense", "situated"):

@@ -8,7 +8,7 @@ import pytest
 
 from heedful.cli import main
 from heedful.runner import load_run
-from heedful.suites.household.suite import HouseholdSuite
+from heedful.suites.household.suite import SUITE
 
 
 def _show(run: Path, episode_id: str, capsys: pytest.CaptureFixture[str]) -> str:
@@ -49,7 +49,7 @@ def test_a_tabletop_trial_shows_each_stage_with_its_reason(tmp_path: Path, capsy
 def test_a_household_episode_shows_the_communication_and_the_actions(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    suite = HouseholdSuite()
+    suite = SUITE
     data = tmp_path / "data"
     suite.save_dataset(suite.generate(5, {"houses": 4, "seen_houses": 2, "per_split_type": 1}), data, {"seed": 5})
     out = tmp_path / "run"

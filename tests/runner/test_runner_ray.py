@@ -264,9 +264,9 @@ def test_tabletop_records_in_lockstep_on_ray_are_the_unbatched_runs(
 
 def test_household_records_are_the_same_on_ray_as_serially(cluster: Any, tmp_path: Path) -> None:
     from heedful.runner import RunSpec
-    from heedful.suites.household.suite import HouseholdSuite
+    from heedful.suites.household.suite import SUITE
 
-    suite = HouseholdSuite()
+    suite = SUITE
     episodes = suite.generate(0, {"houses": 2, "seen_houses": 1, "per_split_type": 1})[:6]
     spec = RunSpec(
         suite="household",

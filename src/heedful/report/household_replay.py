@@ -141,7 +141,7 @@ def frames(episode: HouseholdEpisode, recorder: FrameRecorder, title: str, grid:
 def find_episode(run_dir: Path, episode_id: str, dataset: Path | None) -> tuple[HouseholdEpisode, Record]:
     """The episode (from `dataset` or the run's own source) and its record."""
     from heedful.runner import load_run
-    from heedful.suites.household.suite import HouseholdSuite
+    from heedful.suites.household.suite import SUITE
 
     manifest, records = load_run(Path(run_dir))
     if manifest.spec.suite != "household":
@@ -155,7 +155,7 @@ def find_episode(run_dir: Path, episode_id: str, dataset: Path | None) -> tuple[
     from heedful.dataset_cache import episodes_of, source_episodes
 
     source = manifest.spec.dataset_source
-    episodes = episodes_of(HouseholdEpisode, source_episodes(HouseholdSuite(), source, dataset), source)
+    episodes = episodes_of(HouseholdEpisode, source_episodes(SUITE, source, dataset), source)
     episode = next((ep for ep in episodes if ep.episode_id == episode_id), None)
     if episode is None:
         raise RunError(f"the dataset of run {run_dir} has no episode {episode_id!r}; pass --dataset")

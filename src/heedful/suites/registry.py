@@ -24,7 +24,7 @@ SUITES: Registry[SuiteEntry] = Registry(
     group="heedful.suites",
     builtins={
         "decisions": "heedful.suites.decisions.suite:DecisionsSuite",
-        "household": "heedful.suites.household.suite:HouseholdSuite",
+        "household": "heedful.suites.household.suite:SUITE",
         "tabletop": "heedful.suites.tabletop.suite:SUITE",
     },
 )

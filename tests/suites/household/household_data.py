@@ -5,14 +5,14 @@ from __future__ import annotations
 from functools import lru_cache
 
 from heedful.suites.household.model import HouseholdEpisode
-from heedful.suites.household.suite import HouseholdSuite
+from heedful.suites.household.suite import SUITE
 
 SMALL = {"houses": 4, "seen_houses": 2, "per_split_type": 2}
 
 
 @lru_cache(maxsize=1)
 def small_episodes() -> tuple[HouseholdEpisode, ...]:
-    return tuple(HouseholdSuite().generate(5, SMALL))
+    return tuple(SUITE.generate(5, SMALL))
 
 
 def first(task_type: str, ambiguous: bool | None = None) -> HouseholdEpisode:

@@ -12,10 +12,8 @@ from heedful.agents.household import OracleAgent
 from heedful.replies import AgentReply
 from heedful.suites.base import RolloutContext
 from heedful.suites.household.observation import HouseholdObservation
-from heedful.suites.household.suite import HouseholdSuite
+from heedful.suites.household.suite import SUITE
 from instruction_leaks import leaks
-
-SUITE = HouseholdSuite()
 
 
 def _episodes(arm: str | None) -> list[Any]:

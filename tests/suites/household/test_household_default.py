@@ -22,7 +22,7 @@ from heedful.suites.household.generate import DEFAULTS
 from heedful.suites.household.language import rooms_fitting
 from heedful.suites.household.model import HouseholdEpisode
 from heedful.suites.household.rollout import run_episode
-from heedful.suites.household.suite import HouseholdSuite
+from heedful.suites.household.suite import SUITE
 from heedful.suites.household.tasks import place_of, room_facts
 from heedful.suites.household.world_stats import world_statistics
 
@@ -35,7 +35,7 @@ AMBIGUOUS = 2 * 4 * PER_SPLIT_TYPE // 2  # S_obj and S_hum x 4 splits x half of 
 
 @pytest.fixture(scope="module")
 def default_household() -> list[HouseholdEpisode]:
-    return HouseholdSuite().generate(0, MID)
+    return SUITE.generate(0, MID)
 
 
 _EPISODES: list[HouseholdEpisode] = []
@@ -62,7 +62,7 @@ def test_default_settings_and_counts(default_household: list[HouseholdEpisode]) 
 def test_default_is_byte_identical_for_the_same_seed(default_household: list[HouseholdEpisode]) -> None:
     # every slot draws from its own generator, so a smaller regeneration must repeat the first slots byte for
     # byte (houses, exploration and tasks all regenerated)
-    again = HouseholdSuite().generate(0, {"per_split_type": 1})
+    again = SUITE.generate(0, {"per_split_type": 1})
     slots = {ep.episode_id for ep in again}
     assert len(again) == 12
     assert content_hash(again) == content_hash([ep for ep in default_household if ep.episode_id in slots])

@@ -12,17 +12,24 @@ from household_data import SMALL, small_episodes
 from heedful.errors import ConfigError, DatasetError
 from heedful.suites.episode_files import episodes_bytes
 from heedful.suites.household.generate import parse_config
-from heedful.suites.household.suite import HouseholdSuite
+from heedful.suites.household.suite import SUITE, generation_stats
 
 
-def test_same_seed_gives_byte_identical_episodes_and_generation_statistics() -> None:
-    suite = HouseholdSuite()
-    again = suite.generate(5, SMALL)
+def test_same_seed_gives_byte_identical_episodes_and_generation_statistics(tmp_path: Path) -> None:
+    again = SUITE.generate(5, SMALL)
     assert episodes_bytes(again) == episodes_bytes(small_episodes())
-    stats = suite.last_stats
+    stats = generation_stats(again)
     assert len(stats["houses"]) == SMALL["houses"]
     assert all(h["coverage"] > 0.95 for h in stats["houses"])
     assert "oracle_failed" not in stats["rejected"]  # every filtered task fails a rule of Appendix 0.A.1
+    # dataset.json records them with the very episodes they describe, not with equal ones made earlier or a part
+    assert generation_stats(small_episodes()) == {} and generation_stats(again[1:]) == {}
+    SUITE.save_dataset(again, tmp_path / "made", {"seed": 5})
+    SUITE.save_dataset(list(small_episodes()), tmp_path / "other", {"seed": 5})
+    made = json.loads((tmp_path / "made" / "dataset.json").read_text())
+    other = json.loads((tmp_path / "other" / "dataset.json").read_text())
+    assert made["generation"] == json.loads(json.dumps(stats)) and "generation" not in other
+    assert list(made)[:4] == ["format", "suite", "version", "seed"]  # the suite's own fields first, as before
 
 
 def test_counts_per_split_type_and_clarity() -> None:
@@ -66,7 +73,7 @@ def test_config_errors() -> None:
 
 
 def test_dataset_round_trip_and_errors(tmp_path: Path) -> None:
-    suite = HouseholdSuite()
+    suite = SUITE  # the registered declaration
     episodes = list(small_episodes())
     summary = suite.save_dataset(episodes, tmp_path / "ds", {"seed": 5})
     assert summary["counts"]["instances"] == 24 and summary["content_hash"] == suite.dataset_hash(episodes)

@@ -17,10 +17,9 @@ from heedful.suites.base import RolloutContext
 from heedful.suites.household.executors import execute
 from heedful.suites.household.perception import detector_for, prepare_options
 from heedful.suites.household.runtime import TaskEnv, premap
-from heedful.suites.household.suite import HouseholdSuite
+from heedful.suites.household.suite import SUITE
 from heedful.suites.household.tools import parse_tool
 
-SUITE = HouseholdSuite()
 NOISY = {"perception": "noisy", "miss_rate": 0.3, "false_positive_rate": 0.2, "confusion_rate": 0.25}
 
 

@@ -11,9 +11,8 @@ from heedful.agents.household import OracleAgent
 from heedful.replies import AgentReply
 from heedful.suites.base import RolloutContext
 from heedful.suites.household.observation import HouseholdObservation
-from heedful.suites.household.suite import HouseholdSuite
+from heedful.suites.household.suite import SUITE
 
-SUITE = HouseholdSuite()
 RULE = {"reinstruct": "after-first-choice"}
 
 

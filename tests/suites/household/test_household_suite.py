@@ -18,9 +18,7 @@ from heedful.report.household_replay import write_replay
 from heedful.runner import RunSpec, load_run, run
 from heedful.suites.base import RolloutContext
 from heedful.suites.household.observation import HouseholdObservation
-from heedful.suites.household.suite import HouseholdSuite
-
-SUITE = HouseholdSuite()
+from heedful.suites.household.suite import SUITE
 
 
 def _run(tmp_path: Path, agent: str, name: str) -> Path:
@@ -124,7 +122,7 @@ def test_replay_writes_an_mp4_with_every_frame(oracle_run: Path, tmp_path: Path)
 
 
 def test_split_selection() -> None:
-    episodes, suite = list(small_episodes()), HouseholdSuite()
+    episodes, suite = list(small_episodes()), SUITE
     assert {ep.split for ep in select(suite, episodes, "val")} == {"val_seen", "val_unseen"}
     assert {ep.split for ep in select(suite, episodes, "test_unseen")} == {"test_unseen"}
     assert len(select(suite, episodes, "all")) == len(episodes)

@@ -11,9 +11,8 @@ from household_data import small_episodes
 from heedful.errors import DatasetError, RunError
 from heedful.runner import RunSpec, run
 from heedful.runner.manifest import MANIFEST_NAME, manifest_digest, run_identity
-from heedful.suites.household.suite import HouseholdSuite
+from heedful.suites.household.suite import SUITE
 
-SUITE = HouseholdSuite()
 OLD = "household/sif-v6"
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from heedful.errors import DatasetError
 from heedful.sims.household.vocab import OBJECT_CATEGORIES
-from heedful.suites.episode_files import EPISODES_FILE, SUMMARY_FILE, read_episodes, write_dataset
+from heedful.suites.episode_files import EPISODES_FILE, SUMMARY_FILE, read_episodes
 from heedful.suites.household.model import HouseholdEpisode
 from heedful.suites.household.validity import placement_problem
 
@@ -69,11 +69,6 @@ def summarize(episodes: Sequence[HouseholdEpisode]) -> dict[str, Any]:
         "by_house": count([ep.house_id for ep in episodes]),
         "by_goal_kind": count([ep.goal.kind for ep in episodes]),
     }
-
-
-def save(episodes: Sequence[HouseholdEpisode], out: Path, meta: dict[str, Any]) -> dict[str, Any]:
-    """Write both files into `out` and return the summary."""
-    return write_dataset(episodes, out, dataset_format=DATASET_FORMAT, meta=meta, counts=summarize(episodes))
 
 
 def inconsistency(ep: HouseholdEpisode) -> str | None:

@@ -25,7 +25,7 @@ from heedful.metrics.engine import compare_rows, report_rows
 from heedful.metrics.groups import ALL, group_name
 from heedful.metrics.reference import Reference
 from heedful.metrics.rows import MetricRow
-from heedful.metrics.scoring import McNemar, PerRecord, Scoring
+from heedful.metrics.scoring import McNemar, PerRecord, ReferenceRows, Scoring
 from heedful.metrics.spec import MetricSpec, RecordMetric
 from heedful.records import Record, Status
 
@@ -110,6 +110,11 @@ def _succeeded(record: Record) -> bool:
     return _scored(SUCCESS)(record) == 1.0
 
 
+def words_only(records: Sequence[Record]) -> ReferenceRows:
+    """The words-only level of success per group (the report's reference column); no rows of its own."""
+    return household_chance(records, groups_of), ()
+
+
 SCORING = Scoring(
     spec=SPEC,
     groups=lambda record: groups_of(record),
@@ -127,6 +132,7 @@ SCORING = Scoring(
         "the success of one uniform guess among the rooms the words fit, all else perfect (PnP and clear tasks "
         "100%; a strong baseline, not chance); SPL has none",
     ),
+    reference_levels=words_only,
 )
 """How the household report and comparison are computed (heedful.metrics.engine): a bootstrap over episodes."""
 

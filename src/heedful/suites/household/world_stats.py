@@ -247,9 +247,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
     args = parser.parse_args(argv)
     from heedful.suites.household.dataset import load_episodes
-    from heedful.suites.household.suite import HouseholdSuite
+    from heedful.suites.household.suite import SUITE
 
-    episodes = load_episodes(args.dataset) if args.dataset else HouseholdSuite().generate(args.seed)
+    episodes = load_episodes(args.dataset) if args.dataset else SUITE.generate(args.seed)
     stats = world_statistics(episodes)
     if args.json:
         import json
