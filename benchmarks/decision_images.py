@@ -20,7 +20,7 @@ os.environ.setdefault("MUJOCO_GL", "egl")
 
 from heedful.api import evaluate
 from heedful.suites.decisions.images import encode_png, render_state, visual_states
-from heedful.suites.decisions.suite import DecisionsSuite
+from heedful.suites.decisions.suite import SUITE
 
 
 def timed(fn):  # type: ignore[no-untyped-def]
@@ -30,7 +30,7 @@ def timed(fn):  # type: ignore[no-untyped-def]
 
 
 def main() -> None:
-    suite = DecisionsSuite()
+    suite = SUITE
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
 

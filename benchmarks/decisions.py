@@ -23,12 +23,12 @@ import numpy as np
 
 from heedful.agents.registry import make_agent
 from heedful.api import report
-from heedful.metrics.decisions import family_table
 from heedful.metrics.stats import cluster_bootstrap_ratios
 from heedful.runner import RunSpec, run
 from heedful.seeding import derive_seed
 from heedful.suites.base import RolloutContext
-from heedful.suites.decisions.suite import DecisionsSuite
+from heedful.suites.decisions.metrics import family_table
+from heedful.suites.decisions.suite import SUITE
 
 RESAMPLES = 10_000
 
@@ -51,7 +51,7 @@ def naive_bootstrap(num: np.ndarray, den: np.ndarray, resamples: int, seed: int 
 
 
 def main() -> None:
-    suite = DecisionsSuite()
+    suite = SUITE
     episodes, t_generate = timed(lambda: suite.generate(0))
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "oracle"

@@ -19,16 +19,14 @@ from typing import Any
 
 from heedful.agents.decisions_doubles import FamilyMemory
 from heedful.api import evaluate
-from heedful.metrics.decisions import decision_metrics
 from heedful.records import Record, Status
 from heedful.report.flags import run_flags
 from heedful.runner import load_run
-from heedful.suites.base import RolloutContext
+from heedful.suites.decisions.metrics import decision_metrics
 from heedful.suites.decisions.observation import build_observation
-from heedful.suites.decisions.suite import DecisionsSuite
+from heedful.suites.decisions.suite import SUITE
 
 DOUBLES = "heedful.agents.decisions_doubles"
-SUITE = DecisionsSuite()
 
 
 def family_success(records: list[Record]) -> float:
@@ -43,8 +41,18 @@ def old_harness(agent: Any, episodes: list[Any]) -> list[Record]:
     for i, ep in enumerate(episodes):
         observation = dataclasses.replace(build_observation(ep, seed=i, mask=False), episode_id=ep.episode_id)
         decision = json.loads(agent.decide(observation).text)["decision"]
-        context = RolloutContext(seed=i, index=i)
-        records.append(SUITE._record(ep, context, status=Status.OK, prediction=decision, correct=decision == ep.gold))
+        correct = decision == ep.gold
+        records.append(
+            Record(
+                episode_id=ep.episode_id,
+                index=i,
+                keys=ep.keys(),
+                gold=ep.gold,
+                status=Status.OK,
+                prediction=decision,
+                correct=correct,
+            )
+        )
     return records
 
 

@@ -10,8 +10,8 @@ on the families where one or both tasks rank by size.
 from __future__ import annotations
 
 from heedful.agents.decisions_audit import CONTROLS, run_control
-from heedful.metrics.decisions import decision_metrics
-from heedful.suites.decisions.suite import DecisionsSuite
+from heedful.suites.decisions.metrics import decision_metrics
+from heedful.suites.decisions.suite import SUITE
 
 LABELS = (
     "oracle",
@@ -24,7 +24,7 @@ LABELS = (
 
 
 def main() -> None:
-    episodes = DecisionsSuite().generate(0)
+    episodes = SUITE.generate(0)
     by_size = {e.family_id for e in episodes if any(c.kind == "prefer" and c.key == "size" for c in e.task.constraints)}
     print("| control | families | accuracy | decision sensitivity | family success |")
     print("|---|---:|---:|---:|---:|")

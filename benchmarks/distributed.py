@@ -59,9 +59,9 @@ def backends_on(suite: str, workers: int, tmp: Path, **kwargs: Any) -> dict[str,
 def chunk_overhead(ray: Any, chunks: int) -> float:
     """Milliseconds per chunk round trip to an actor that only echoes sizes, two chunks in flight."""
     from heedful.dataset_cache import cached_dataset
-    from heedful.suites.decisions.suite import DecisionsSuite
+    from heedful.suites.decisions.suite import SUITE
 
-    episodes = cached_dataset(DecisionsSuite(), 0)[0]
+    episodes = cached_dataset(SUITE, 0)[0]
     chunk = [(i, e.model_dump_json()) for i, e in enumerate(episodes[:8])]
     reply = ["x" * 1500] * len(chunk)  # what a decisions record weighs as JSON
 

@@ -27,7 +27,7 @@ from heedful.agents.llm import LLMDecisionAgent
 from heedful.runner import RunSpec, load_run, run
 from heedful.seeding import derive_seed
 from heedful.suites.decisions.observation import build_observation
-from heedful.suites.decisions.suite import DecisionsSuite
+from heedful.suites.decisions.suite import SUITE
 
 RUN_SEED = 0
 
@@ -81,7 +81,7 @@ def direct(requests: list[Any], url: str, model: str, concurrency: int) -> Measu
 
 
 def harness(episodes: list[Any], agent_args: dict[str, Any], out: Path) -> Measure:
-    suite = DecisionsSuite()
+    suite = SUITE
     spec = RunSpec(
         suite="decisions",
         suite_version=suite.version,
@@ -111,7 +111,7 @@ def main() -> None:
     parser.add_argument("--gguf", help="model file (default: SmolLM2)")
     args = parser.parse_args()
 
-    episodes = DecisionsSuite().generate(0)[: args.requests]
+    episodes = SUITE.generate(0)[: args.requests]
     server, url, model = start_server(args)
     try:
         agent_args = {

@@ -111,10 +111,10 @@ def _runner_vs_bare(suite_name: str, episodes: Sequence[Any], options: dict[str,
 
 
 def decisions_runner(sizes: Sizes) -> list[Row]:
-    from heedful.suites.decisions.suite import DecisionsSuite
+    from heedful.suites.decisions.suite import SUITE
 
     config = sizes.pick({"atomic_families": 100, "multi_families": 4, "visual_families": 0}, None)
-    return [_runner_vs_bare("decisions", DecisionsSuite().generate(0, config), {}, sizes.rounds, "<= 1.2")]
+    return [_runner_vs_bare("decisions", SUITE.generate(0, config), {}, sizes.rounds, "<= 1.2")]
 
 
 def household_runner(sizes: Sizes) -> list[Row]:

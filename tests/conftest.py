@@ -25,9 +25,9 @@ os.environ.setdefault("HEEDFUL_CACHE_DIR", tempfile.mkdtemp(prefix="heedful-test
 
 @pytest.fixture(scope="session")
 def default_episodes():  # type: ignore[no-untyped-def]
-    from heedful.suites.decisions.suite import DecisionsSuite
+    from heedful.suites.decisions.suite import SUITE
 
-    return DecisionsSuite().generate(0)
+    return SUITE.generate(0)
 
 
 TESTS = Path(__file__).parent

@@ -3,6 +3,7 @@ suites and agents that do not (a nondeterministic generator, a lossy dataset, an
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from typing import Any
 
@@ -13,7 +14,9 @@ from heedful.capabilities import capabilities
 from heedful.cli import main
 from heedful.conformance import ConformanceError, check_agent, check_suite
 from heedful.replies import AgentReply
-from heedful.suites.decisions.suite import DecisionsSuite
+from heedful.suites.decisions.model import DecisionEpisode
+from heedful.suites.decisions.suite import SUITE
+from heedful.suites.declared import DeclaredSuite
 from heedful.suites.registry import SUITES
 
 # Agents that need a model server or a policy server to answer: their declarations are checked here, their
@@ -124,37 +127,41 @@ def test_a_crashing_agent_and_a_wrong_kind_are_named(monkeypatch: pytest.MonkeyP
         check_agent("decisions", "planner")
 
 
-class CountingSuite(DecisionsSuite):
+def _decisions_as(cls: type[DeclaredSuite[DecisionEpisode, DecisionEpisode]]) -> Any:
+    """The decisions suite's declaration, as an instance of `cls` (which overrides a derived member)."""
+    return cls(**{f.name: getattr(SUITE, f.name) for f in dataclasses.fields(SUITE)})
+
+
+class CountingSuite(DeclaredSuite[DecisionEpisode, DecisionEpisode]):
     """Decisions, but its generator draws from a process-wide counter and its loader drops the last episode."""
 
     _calls = itertools.count()
 
     def generate(self, seed: int = 0, config: dict[str, Any] | None = None, progress: Any = None) -> list[Any]:
-        episodes = super().generate(seed + next(self._calls), config)
-        return episodes
+        return list(super().generate(seed + next(self._calls), config))
 
-    def load_dataset(self, path: Any) -> list[Any]:
-        return super().load_dataset(path)[:-1]
+    def load_dataset(self, path: Any, *, verify: bool = True) -> list[Any]:
+        return list(super().load_dataset(path, verify=verify))[:-1]
 
 
 def test_a_nondeterministic_lossy_suite_is_caught_with_every_problem_listed() -> None:
     with pytest.raises(ConformanceError) as caught:
-        check_suite(CountingSuite())
+        check_suite(_decisions_as(CountingSuite))
     problems = caught.value.findings.problems
     assert any("two generations with seed 0 differ" in p for p in problems), problems
     assert any("load_dataset(save_dataset(episodes)) is not the same episodes" in p for p in problems), problems
 
 
-class NoProgressSuite(DecisionsSuite):
+class NoProgressSuite(DeclaredSuite[DecisionEpisode, DecisionEpisode]):
     """Decisions, with a `generate` that does not take `progress=` (what `heedful generate` passes)."""
 
     def generate(self, seed: int = 0, config: dict[str, Any] | None = None) -> list[Any]:  # type: ignore[override]
-        return super().generate(seed, config)
+        return list(super().generate(seed, config))
 
 
 def test_a_generate_without_progress_is_caught_before_heedful_generate_crashes_on_it() -> None:
     with pytest.raises(ConformanceError) as caught:
-        check_suite(NoProgressSuite())
+        check_suite(_decisions_as(NoProgressSuite))
     assert any("generate must take progress=" in p for p in caught.value.findings.problems)
 
 

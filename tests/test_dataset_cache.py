@@ -2,27 +2,45 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from heedful.dataset_cache import cache_key, cached_dataset
-from heedful.suites.decisions.suite import DecisionsSuite
+from heedful.suites.decisions.model import DecisionEpisode
+from heedful.suites.decisions.suite import SUITE, generate
+from heedful.suites.declared import DeclaredSuite
+from heedful.suites.parts import Progress
 
 
-class CountingSuite(DecisionsSuite):
+class Generations:
+    """The real decisions generator (on the small check config by default), counting its calls."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, seed: int, config: Mapping[str, object], progress: Progress | None) -> list[DecisionEpisode]:
+        self.count += 1
+        return generate(seed, config or SUITE.check_config, progress)
+
+
+class CountingSuite(DeclaredSuite[DecisionEpisode, DecisionEpisode]):
     """The real decisions suite, counting its generations (a spy, not a double: it generates for real)."""
 
     def __init__(self) -> None:
-        super().__init__()
-        self.generated = 0
+        parts = {f.name: getattr(SUITE, f.name) for f in dataclasses.fields(SUITE)}
+        super().__init__(**{**parts, "episodes": dataclasses.replace(SUITE.episodes, generate=Generations())})
 
-    def generate(self, seed: int, config: dict[str, Any] | None = None, progress: Any = None) -> list[Any]:
-        self.generated += 1
-        return super().generate(seed, config or self.check_config)
+    @property
+    def generated(self) -> int:
+        spy = self.episodes.generate
+        assert isinstance(spy, Generations)
+        return spy.count
 
 
 def _dumps(episodes: list[Any]) -> list[str]:
@@ -60,7 +78,7 @@ def test_a_damaged_cache_is_regenerated_with_a_warning(cache: Path, capsys: pyte
 
 
 def test_the_key_names_version_seed_and_config() -> None:
-    suite = DecisionsSuite()
+    suite = SUITE
     assert cache_key(suite, 0, None) == f"{suite.version}-seed0-default"
     assert cache_key(suite, 0, {"a": 1, "b": 2}) == cache_key(suite, 0, {"b": 2, "a": 1}) != cache_key(suite, 0, None)
 
@@ -168,25 +186,28 @@ def test_a_first_use_says_what_it_does_how_long_it_takes_and_shows_its_progress(
 
 
 def _suite_from_file(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """A counting decisions suite defined in its own module file under `folder` (so its sources can be edited)."""
+    """A module file under `folder` (so its sources can be edited) that declares the decisions suite with its own
+    counting generator: `EDITED`, whose generations `generated` counts."""
     import importlib.util
 
     folder.mkdir(parents=True, exist_ok=True)
     source = folder / "edited_suite.py"
     source.write_text(
-        "from heedful.suites.decisions.suite import DecisionsSuite\n\n\n"
-        "class EditedSuite(DecisionsSuite):\n"
-        "    generated = 0\n\n"
-        "    def generate(self, seed, config=None, progress=None):\n"
-        "        self.generated += 1\n"
-        "        return super().generate(seed, config or self.check_config)\n"
+        "from dataclasses import replace\n\n"
+        "from heedful.suites.decisions import suite\n\n"
+        "generated = 0\n\n\n"
+        "def generate(seed, config, progress):\n"
+        "    global generated\n"
+        "    generated += 1\n"
+        "    return suite.generate(seed, config or suite.SUITE.check_config, progress)\n\n\n"
+        "EDITED = replace(suite.SUITE, episodes=replace(suite.SUITE.episodes, generate=generate))\n"
     )
     spec = importlib.util.spec_from_file_location("edited_suite", source)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     monkeypatch.setitem(sys.modules, "edited_suite", module)  # as a plugin is imported: inspect looks there
     spec.loader.exec_module(module)
-    return module.EditedSuite()
+    return module
 
 
 def test_an_entry_made_by_other_generator_code_of_the_same_version_is_regenerated(
@@ -194,7 +215,8 @@ def test_an_entry_made_by_other_generator_code_of_the_same_version_is_regenerate
 ) -> None:
     from heedful.dataset_cache import generator_fingerprint, generator_sources
 
-    suite = _suite_from_file(tmp_path / "plugin", monkeypatch)
+    plugin = _suite_from_file(tmp_path / "plugin", monkeypatch)
+    suite = plugin.EDITED
     assert tmp_path / "plugin" / "edited_suite.py" in generator_sources(suite)
     assert any(f.name == "seeding.py" for f in generator_sources(suite))
     assert any(f.parent.name == "decisions" for f in generator_sources(suite))  # the package it inherits from
@@ -202,16 +224,16 @@ def test_an_entry_made_by_other_generator_code_of_the_same_version_is_regenerate
     before = generator_fingerprint(suite)
     assert json.loads((where / "dataset.json").read_text())["generator"] == before
     cached_dataset(suite, 0)
-    assert suite.generated == 1  # same code: served from the cache
+    assert plugin.generated == 1  # same code: served from the cache
     with (tmp_path / "plugin" / "edited_suite.py").open("a") as f:
         f.write("# the generator changed, the suite version did not\n")
     assert generator_fingerprint(suite) != before
     again, _ = cached_dataset(suite, 0)
     err = capsys.readouterr().err
-    assert suite.generated == 2 and "generated by other generator code" in err and before in err
+    assert plugin.generated == 2 and "generated by other generator code" in err and before in err
     assert _dumps(again) == _dumps(first)
     cached_dataset(suite, 0)
-    assert suite.generated == 2  # the regenerated entry is served again
+    assert plugin.generated == 2  # the regenerated entry is served again
 
 
 def test_a_declared_suite_is_fingerprinted_by_its_own_code(cache: Path) -> None:

@@ -17,9 +17,9 @@ from heedful.report.flags import PRIVILEGED_FLAG
 from heedful.report.site.data import run_summary
 from heedful.runner import load_run
 from heedful.suites.base import RolloutContext
-from heedful.suites.decisions.suite import DecisionsSuite
+from heedful.suites.decisions.suite import SUITE as DECISIONS
 from heedful.suites.tabletop.registry import evaluation_tasks
-from heedful.suites.tabletop.suite import SUITE
+from heedful.suites.tabletop.suite import SUITE as TABLETOP
 
 
 class _Peeker:
@@ -46,7 +46,7 @@ def _first(observation: Any) -> str | list[str]:
 
 @pytest.mark.parametrize(("agent", "handed"), [(_Peeker(), False), (_DeclaredPeeker(), True)])
 def test_the_decisions_constraint_set_goes_only_to_a_declared_agent(default_episodes, agent, handed) -> None:  # type: ignore[no-untyped-def]
-    DecisionsSuite().rollout_episode(default_episodes[0], agent, RolloutContext(seed=1, index=0))
+    DECISIONS.rollout_episode(default_episodes[0], agent, RolloutContext(seed=1, index=0))
     observation = agent.seen[0]
     assert (observation.privileged_task is not None) is handed
     assert (observation.privileged_candidates is not None) is handed
@@ -55,7 +55,7 @@ def test_the_decisions_constraint_set_goes_only_to_a_declared_agent(default_epis
 
 def test_the_oracle_declares_privileged_and_still_solves(default_episodes) -> None:  # type: ignore[no-untyped-def]
     episode = default_episodes[0]
-    record = DecisionsSuite().rollout_episode(episode, OracleAgent(), RolloutContext(seed=1, index=0))
+    record = DECISIONS.rollout_episode(episode, OracleAgent(), RolloutContext(seed=1, index=0))
     assert record.correct is True
 
 
@@ -95,10 +95,10 @@ class _ControllerPeeker:
 
 
 def test_tabletop_agents_get_the_task_and_layout_only_by_declaration() -> None:
-    trial = SUITE.episodes_for_run([next(t for t in evaluation_tasks() if t.task == "s2_L0_004_stack")], {})[0]
+    trial = TABLETOP.episodes_for_run([next(t for t in evaluation_tasks() if t.task == "s2_L0_004_stack")], {})[0]
     planner, controller = _TabletopPeeker(), _ControllerPeeker()
     for agent in (planner, controller):
-        SUITE.rollout_episode(trial, agent, RolloutContext(seed=3, index=0))
+        TABLETOP.rollout_episode(trial, agent, RolloutContext(seed=3, index=0))
     assert planner.privileged_seen == [None]
     assert controller.trials == [(None, 3)]  # the seed still arrives (a sampling policy seeds its noise with it)
 

@@ -6,13 +6,12 @@ import pytest
 
 from heedful.agents.decisions import random_valid_expectation, well_formed_count
 from heedful.agents.registry import make_agent
-from heedful.metrics.decisions import decision_metrics
 from heedful.records import Record
 from heedful.seeding import derive_seed
 from heedful.suites.base import RolloutContext
-from heedful.suites.decisions.suite import DecisionsSuite
+from heedful.suites.decisions.metrics import decision_metrics
+from heedful.suites.decisions.suite import SUITE
 
-SUITE = DecisionsSuite()
 PERFECT = ("accuracy", "parse_success", "pair_success", "decision_invariance", "decision_sensitivity", "family_success")
 
 

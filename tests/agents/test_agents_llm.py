@@ -21,7 +21,7 @@ from heedful.llm.request import SEED_MODULO, ChatRequest, ChatResult
 from heedful.records import Status
 from heedful.suites.base import RolloutContext
 from heedful.suites.decisions.observation import build_observation
-from heedful.suites.decisions.suite import DecisionsSuite
+from heedful.suites.decisions.suite import SUITE
 
 
 class ScriptedBackend:  # test double
@@ -141,7 +141,7 @@ def test_any_model_text_becomes_a_decision_or_a_typed_parse_failure(
 ) -> None:
     episode = default_episodes[index]
     agent = ScriptedLLMAgent(ScriptedBackend(text, finish))
-    record = DecisionsSuite().rollout_episode(episode, agent, RolloutContext(seed=index, index=index))
+    record = SUITE.rollout_episode(episode, agent, RolloutContext(seed=index, index=index))
     assert record.status in (Status.OK, Status.PARSE_ERROR)
     assert record.raw_output == text and record.agent_info["finish_reason"] == finish
     assert (record.status is Status.OK) == (record.prediction is not None)

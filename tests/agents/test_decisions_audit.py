@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from heedful.agents.decisions_audit import CONTROLS, main, markdown_table, verdict
-from heedful.suites.decisions.suite import DecisionsSuite
+from heedful.suites.decisions.suite import SUITE
 
 
 def results(bow_test: float, bow_train: float, rule: float) -> dict[str, dict[str, dict[str, float | None]]]:
@@ -44,7 +44,7 @@ def test_markdown_table_has_one_row_per_control_and_group() -> None:
 def test_audit_runs_every_control_end_to_end(default_episodes, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     train = [ep for ep in default_episodes if ep.split == "train"][:160]
     test = [ep for ep in default_episodes if ep.split == "test"][:40]
-    DecisionsSuite().save_dataset(train + test, tmp_path / "data", {"seed": 0})
+    SUITE.save_dataset(train + test, tmp_path / "data", {"seed": 0})
     out, values = tmp_path / "audit.md", tmp_path / "audit.json"
     code = main(["--dataset", str(tmp_path / "data"), "--out", str(out), "--json", str(values), "--check"])
     data = json.loads(values.read_text())

@@ -10,13 +10,11 @@ import pytest
 from heedful.agents.decisions_bow import BowAgent
 from heedful.api import evaluate
 from heedful.errors import ConfigError
-from heedful.metrics.decisions import decision_metrics
 from heedful.suites.base import RolloutContext
 from heedful.suites.decisions.answers import parse_answer
+from heedful.suites.decisions.metrics import decision_metrics
 from heedful.suites.decisions.observation import build_observation
-from heedful.suites.decisions.suite import DecisionsSuite
-
-SUITE = DecisionsSuite()
+from heedful.suites.decisions.suite import SUITE
 
 
 @pytest.fixture(scope="module")

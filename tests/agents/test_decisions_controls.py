@@ -12,14 +12,13 @@ from decision_questions import action_question, object_question
 from heedful.agents.decisions_controls import LexicalAgent, OrderOfMentionAgent, UnnamedMemberAgent
 from heedful.agents.decisions_reading import group_ids, named_ids, read
 from heedful.agents.registry import make_agent
-from heedful.metrics.decisions import decision_metrics
 from heedful.suites.base import RolloutContext
 from heedful.suites.decisions.answers import parse_answer
+from heedful.suites.decisions.metrics import decision_metrics
 from heedful.suites.decisions.observation import build_observation
-from heedful.suites.decisions.suite import DecisionsSuite
+from heedful.suites.decisions.suite import SUITE
 
 RULES = ("lexical", "unnamed-member", "order-of-mention")
-SUITE = DecisionsSuite()
 
 
 def decision(agent: object, observation: object) -> object:

@@ -12,19 +12,18 @@ import pytest
 from heedful.agents.decisions_doubles import DeclaredPrivilegedReader, FamilyMemory, IdInverter, PrivilegedReader
 from heedful.api import evaluate, report_text
 from heedful.conformance import ConformanceError, check_agent
-from heedful.metrics.decisions import decision_metrics
-from heedful.records import Status
+from heedful.records import Record, Status
 from heedful.report.flags import PRIVILEGED_FLAG
 from heedful.runner import load_run
 from heedful.runner.episode import episode_context
 from heedful.runner.manifest import RunSpec
 from heedful.seeding import derive_seed, episode_token
 from heedful.suites.base import RolloutContext
+from heedful.suites.decisions.metrics import decision_metrics
 from heedful.suites.decisions.observation import build_observation
-from heedful.suites.decisions.suite import DecisionsSuite
+from heedful.suites.decisions.suite import SUITE
 
 DOUBLES = "heedful.agents.decisions_doubles"
-SUITE = DecisionsSuite()
 
 
 def _first(episode) -> str | list[str]:  # type: ignore[no-untyped-def]
@@ -64,8 +63,18 @@ def _old_harness(agent, episodes):  # type: ignore[no-untyped-def]
     for i, ep in enumerate(episodes):
         observation = dataclasses.replace(build_observation(ep, run_seed=i, mask=False), episode_id=ep.episode_id)
         decision = _decision(agent.decide(observation))
-        context = RolloutContext(seed=i, index=i)
-        records.append(SUITE._record(ep, context, status=Status.OK, prediction=decision, correct=decision == ep.gold))
+        correct = decision == ep.gold
+        records.append(
+            Record(
+                episode_id=ep.episode_id,
+                index=i,
+                keys=ep.keys(),
+                gold=ep.gold,
+                status=Status.OK,
+                prediction=decision,
+                correct=correct,
+            )
+        )
     return records
 
 

@@ -25,7 +25,7 @@ from heedful.outcome import EXIT_NOT_SCORED
 from heedful.records import Status
 from heedful.runner import load_run
 from heedful.suites.base import RolloutContext
-from heedful.suites.decisions.suite import DecisionsSuite
+from heedful.suites.decisions.suite import SUITE
 
 pytestmark = pytest.mark.llm
 
@@ -162,7 +162,7 @@ def test_a_pool_of_servers_spreads_requests_skips_a_dead_one_and_gives_the_same_
 def test_an_answer_cut_by_max_tokens_is_a_parse_error_with_finish_reason_length(
     served: ServeProcess, small_dataset: Path
 ) -> None:
-    suite = DecisionsSuite()
+    suite = SUITE
     episode = suite.load_dataset(small_dataset)[0]
     agent = LLMDecisionAgent(base_url=served.url, model=served.model, max_tokens=3, use_cache=False)
     try:

@@ -17,8 +17,8 @@ from heedful.api import evaluate
 from heedful.cli import main
 from heedful.llm.request import ChatRequest, Sampling, cache_key
 from heedful.runner import load_run
-from heedful.suites.decisions.dataset import load_episodes
 from heedful.suites.decisions.model import DecisionEpisode
+from heedful.suites.decisions.suite import SUITE
 
 PREFIX = "data:image/png;base64,"
 
@@ -52,7 +52,7 @@ def _user_parts(request: dict[str, Any]) -> list[dict[str, Any]]:
 
 @pytest.mark.render
 def test_each_request_carries_its_episodes_png_and_no_positions(image_dataset: Path, tmp_path: Path) -> None:
-    episodes = [ep for ep in load_episodes(image_dataset) if ep.visual]
+    episodes = [ep for ep in SUITE.load_dataset(image_dataset) if ep.visual]
     args = {"base_url": "", "model": "a-vision-model", "cache_path": str(tmp_path / "cache.sqlite")}
     with FakeOpenAIServer() as server:  # test double: answers '{"decision": "a1"}' to everything
         args["base_url"] = server.url

@@ -10,12 +10,11 @@ import numpy as np
 import pytest
 
 from heedful.agents.decisions import RandomValidAgent
-from heedful.metrics.chance import answer_count, common_answers
-from heedful.metrics.decisions import SPEC, family_counts, index_families
-from heedful.metrics.decisions_chance import decisions_chance
 from heedful.records import Record, Status
 from heedful.suites.base import RolloutContext
-from heedful.suites.decisions.suite import DecisionsSuite
+from heedful.suites.decisions.chance import answer_count, common_answers, decisions_chance
+from heedful.suites.decisions.metrics import SPEC, family_counts, index_families
+from heedful.suites.decisions.suite import SUITE
 from heedful.suites.household.metrics import groups_of, household_chance
 
 
@@ -41,7 +40,7 @@ class _Agent:
 
 
 def test_random_valid_answers_score_the_computed_chance_on_every_metric(default_episodes: Any) -> None:
-    suite = DecisionsSuite()
+    suite = SUITE
     families: dict[str, list[Any]] = defaultdict(list)
     for ep in default_episodes:
         families[ep.family_id].append(ep)
@@ -69,7 +68,7 @@ def test_random_valid_answers_score_the_computed_chance_on_every_metric(default_
 
 
 def test_records_without_their_inputs_give_no_chance(default_episodes: Any) -> None:
-    suite = DecisionsSuite()
+    suite = SUITE
     ep = default_episodes[0]
     record = suite.rollout_episode(ep, RandomValidAgent(), RolloutContext(seed=0, index=0))
     assert decisions_chance([record])

@@ -10,8 +10,8 @@ import pytest
 
 from heedful.errors import RunError
 from heedful.metrics.compare import MCNEMAR_METRIC, ComparisonRow
-from heedful.metrics.decisions import METRICS, compare_decision_runs
 from heedful.records import Record, Status
+from heedful.suites.decisions.metrics import METRICS, compare_decision_runs
 
 ROLES = ("base", "preserve", "change", "change_preserve")
 GOLD = {"base": "A", "preserve": "A", "change": "B", "change_preserve": "B"}

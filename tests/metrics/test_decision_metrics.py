@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from heedful.errors import ConfigError, RunError
-from heedful.metrics.decisions import METRICS, decision_metrics
 from heedful.metrics.rows import MetricRow
 from heedful.metrics.stats import cluster_bootstrap_ratios
 from heedful.records import Record, Status
 from heedful.seeding import derive_rng
+from heedful.suites.decisions.metrics import METRICS, decision_metrics
 
 ROLES = ("base", "preserve", "change", "change_preserve")
 GOLD = {"base": "A", "preserve": "A", "change": "B", "change_preserve": "B"}

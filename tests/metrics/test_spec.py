@@ -9,11 +9,11 @@ from test_household_compare import record as household_record
 from test_tabletop_metrics import rec as tabletop_record
 
 from heedful.errors import RunError
-from heedful.metrics import decisions
-from heedful.metrics.decisions import compare_decision_runs
 from heedful.metrics.rows import MetricRow
 from heedful.metrics.spec import Metric, MetricSpec, RecordMetric
 from heedful.records import Record, Status
+from heedful.suites.decisions import metrics as decisions
+from heedful.suites.decisions.metrics import compare_decision_runs
 from heedful.suites.household import metrics as household
 from heedful.suites.household.metrics import compare_household_runs
 from heedful.suites.registry import SUITES, get_suite

@@ -1,8 +1,10 @@
 """What `DeclaredSuite` derives from five declared parts: dataset files, schema, hash, parsing, the checks that an
-episode is the declared model, failure records, training lines, and the report with its declared reference levels."""
+episode is the declared model, failure records, training lines, and the report with its declared reference levels
+and the name of its reference column."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -12,6 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from heedful.errors import ConfigError, DatasetError
 from heedful.metrics.groups import ALL
+from heedful.metrics.reference import Reference
 from heedful.metrics.rows import MetricRow
 from heedful.metrics.scoring import ReferenceRows, Scoring
 from heedful.metrics.spec import MetricSpec, RecordMetric
@@ -106,6 +109,15 @@ def test_the_dataset_round_trips_through_the_derived_files(tmp_path: Path) -> No
     assert toy.parse_episode(lines[1].model_dump_json()) == lines[1]
     assert json.loads(toy.episode_schema())["title"] == "Line"
     assert list(toy.training_episodes(lines)) == [lines[0]]  # the train split only
+
+
+def test_the_report_names_its_reference_column_as_the_scoring_declares() -> None:
+    toy = suite(reference=Reference("blind draw", "what drawing blind scores"))
+    row = MetricRow("correct", ALL, 0.75, 0.5, 1.0, 4, ci_method="episode bootstrap", k=3, chance=0.5)
+    text = toy.render_report([row], "toy").splitlines()
+    assert "blind draw: what drawing blind scores" in text and "value   blind draw" in text[5]
+    plain = toy.render_report([dataclasses.replace(row, chance=None)], "toy")
+    assert "blind draw" not in plain  # no reference level in the rows: no column and no note
 
 
 def test_a_line_the_declared_check_refuses_is_a_dataset_error(tmp_path: Path) -> None:

@@ -11,10 +11,10 @@ import pytest
 from heedful.dataset_cache import INDEX_FILE, cached_dataset
 from heedful.runner import RunSpec, run
 from heedful.runner.store import load_run
-from heedful.suites.decisions.suite import DecisionsSuite
+from heedful.suites.decisions.suite import SUITE
 from heedful.suites.lazy_episodes import LazyEpisodes
 
-CONFIG = DecisionsSuite.check_config
+CONFIG = SUITE.check_config
 
 
 @pytest.fixture
@@ -28,7 +28,7 @@ def _lines(episodes: Any) -> list[str]:
 
 
 def test_a_cached_load_is_lazy_and_equals_the_generated_dataset(cache: Path) -> None:
-    suite = DecisionsSuite()
+    suite = SUITE
     generated, _ = cached_dataset(suite, 0, CONFIG)
     lazy, _ = cached_dataset(suite, 0, CONFIG)
     assert isinstance(lazy, LazyEpisodes) and not isinstance(generated, LazyEpisodes)
@@ -43,7 +43,7 @@ def test_a_cached_load_is_lazy_and_equals_the_generated_dataset(cache: Path) -> 
 
 
 def _limited_run(episodes: Any, out: Path) -> list[dict[str, Any]]:
-    suite = DecisionsSuite()
+    suite = SUITE
     spec = RunSpec(
         suite="decisions",
         suite_version=suite.version,
@@ -59,7 +59,7 @@ def _limited_run(episodes: Any, out: Path) -> list[dict[str, Any]]:
 
 
 def test_a_limited_run_parses_only_the_episodes_it_runs_and_records_the_same(cache: Path, tmp_path: Path) -> None:
-    suite = DecisionsSuite()
+    suite = SUITE
     generated, _ = cached_dataset(suite, 0, CONFIG)
     lazy, _ = cached_dataset(suite, 0, CONFIG)
     assert isinstance(lazy, LazyEpisodes)
@@ -70,7 +70,7 @@ def test_a_limited_run_parses_only_the_episodes_it_runs_and_records_the_same(cac
 
 
 def test_an_index_that_does_not_match_is_ignored_and_written_again(cache: Path) -> None:
-    suite = DecisionsSuite()
+    suite = SUITE
     generated, where = cached_dataset(suite, 0, CONFIG)
     assert where is not None
     index_file = where / INDEX_FILE
@@ -87,7 +87,7 @@ def test_an_index_that_does_not_match_is_ignored_and_written_again(cache: Path) 
 
 
 def test_a_damaged_file_under_a_good_index_is_regenerated(cache: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    suite = DecisionsSuite()
+    suite = SUITE
     generated, where = cached_dataset(suite, 0, CONFIG)
     assert where is not None and (where / INDEX_FILE).is_file()
     text = (where / "episodes.jsonl").read_text()

@@ -28,12 +28,12 @@ from typing import Any
 
 from heedful.agents.registry import make_agent
 from heedful.capabilities import capabilities
-from heedful.metrics.decisions import decision_metrics
 from heedful.records import Record
 from heedful.seeding import derive_seed
 from heedful.suites.base import RolloutContext
+from heedful.suites.decisions.metrics import decision_metrics
 from heedful.suites.decisions.model import DecisionEpisode
-from heedful.suites.decisions.suite import DecisionsSuite
+from heedful.suites.decisions.suite import SUITE
 
 COLUMNS = ("accuracy", "pair_success", "decision_sensitivity", "over_invariance", "family_success")
 SHALLOW = (
@@ -79,10 +79,9 @@ CONTROLS = (
 
 def run_control(control: Control, episodes: Sequence[DecisionEpisode], seed: int) -> list[Record]:
     """Fit the control on the train split when it learns, then roll out its split's episodes."""
-    suite = DecisionsSuite()
     agent = make_agent(control.agent, control.args, suite="decisions")
     chosen = [ep for ep in episodes if control.split in ("all", ep.split)]
-    train = suite.training_episodes(episodes)
+    train = SUITE.training_episodes(episodes)
     declared = capabilities(agent)
     if declared.fit is not None:
         if declared.check_training is not None:
@@ -90,7 +89,7 @@ def run_control(control: Control, episodes: Sequence[DecisionEpisode], seed: int
         declared.fit(train)
     options = {"mask": control.mask}
     return [
-        suite.rollout_episode(
+        SUITE.rollout_episode(
             ep, agent, RolloutContext(derive_seed(seed, ep.episode_id), index=i, options=options, run_seed=seed)
         )
         for i, ep in enumerate(chosen)
@@ -173,12 +172,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write every value as JSON here")
     parser.add_argument("--check", action="store_true", help="exit 1 when the benchmark is not healthy")
     args = parser.parse_args(argv)
-    suite = DecisionsSuite()
-    episodes = suite.load_dataset(args.dataset) if args.dataset else suite.generate(args.seed)
+    episodes = SUITE.load_dataset(args.dataset) if args.dataset else SUITE.generate(args.seed)
     results = audit(episodes, args.seed, lambda label: print(f"audit: {label} ...", file=sys.stderr, flush=True))
     lines, healthy = verdict(results)
     source = str(args.dataset) if args.dataset else f"generated, seed {args.seed}"
-    text = f"Validity controls on {source} ({suite.dataset_hash(episodes)}), values in %\n\n"
+    text = f"Validity controls on {source} ({SUITE.dataset_hash(episodes)}), values in %\n\n"
     text += markdown_table(results) + "\n\n" + "\n".join(lines) + "\n"
     print(text)
     if args.out:

@@ -216,10 +216,9 @@ class BowModel:
 
 
 def _read_training(path: str) -> list[DecisionEpisode]:
-    from heedful.suites.decisions.suite import DecisionsSuite
+    from heedful.suites.decisions.suite import SUITE
 
-    suite = DecisionsSuite()
-    return suite.training_episodes(suite.load_dataset(Path(path)))
+    return list(SUITE.training_episodes(SUITE.load_dataset(Path(path))))
 
 
 class BowAgent:

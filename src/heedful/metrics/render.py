@@ -89,7 +89,7 @@ def render_comparison_table(rows: Sequence[ComparisonRow], title: str | None = N
     """Render a paired comparison: A, B, A - B with its interval, and a McNemar line per group.
 
     Args:
-        rows: Rows from `compare_decision_runs`.
+        rows: Rows of a suite's `compare` (heedful.metrics.engine.compare_rows).
         title: Optional first line.
 
     Returns:

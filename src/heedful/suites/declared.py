@@ -273,7 +273,8 @@ class DeclaredSuite(Generic[D, E]):
             return self.view.report_text(rows, title)
         from heedful.metrics.render import render_metric_table
 
-        return render_metric_table(rows, title=title)
+        level = self.scoring.reference  # the reference column's name and note, where the rows have one
+        return render_metric_table(rows, title=title, chance_note=level.note, reference_label=level.label)
 
     def render_comparison(self, rows: Sequence[ComparisonRow], title: str) -> str:
         if self.view.comparison_text is not None:

@@ -23,7 +23,7 @@ SUITES: Registry[SuiteEntry] = Registry(
     kind="suite",
     group="heedful.suites",
     builtins={
-        "decisions": "heedful.suites.decisions.suite:DecisionsSuite",
+        "decisions": "heedful.suites.decisions.suite:SUITE",
         "household": "heedful.suites.household.suite:SUITE",
         "tabletop": "heedful.suites.tabletop.suite:SUITE",
     },

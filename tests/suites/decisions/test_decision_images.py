@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 
 from heedful.errors import DatasetError
-from heedful.suites.decisions.dataset import load_episodes, schema_text
+from heedful.suites.decisions.dataset import schema_text
 from heedful.suites.decisions.images import CAMERA, IMAGE_SIZE, encode_png, read_image, render_state
 from heedful.suites.decisions.model import DecisionEpisode
+from heedful.suites.decisions.suite import SUITE
 from heedful.world.objects import COLORS, TabletopState
 
 pytestmark = pytest.mark.render
@@ -33,7 +34,7 @@ def image_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_every_visual_anchor_has_one_image_named_by_its_visual_episodes(image_dataset: Path) -> None:
-    episodes = load_episodes(image_dataset)
+    episodes = SUITE.load_dataset(image_dataset)
     visual = [ep for ep in episodes if ep.visual]
     anchors = {ep.anchor_id for ep in visual}
     assert {a for a in anchors if a.startswith("obj")} == {f"obj-0{i}" for i in range(1, 5)}
@@ -62,7 +63,7 @@ def test_lines_with_images_follow_the_shipped_schema(image_dataset: Path) -> Non
 
 
 def test_images_are_byte_identical_across_generations_and_processes(image_dataset: Path, tmp_path: Path) -> None:
-    episodes = [ep for ep in load_episodes(image_dataset) if ep.visual]
+    episodes = [ep for ep in SUITE.load_dataset(image_dataset) if ep.visual]
     state = episodes[0].state
     here = encode_png(render_state(state))
     assert here == encode_png(render_state(state))
@@ -129,13 +130,13 @@ def _check_colours(episode: DecisionEpisode, image_dir: Path) -> int:
 
 
 def test_each_object_shows_its_colour_where_its_position_projects(image_dataset: Path) -> None:
-    firsts = {ep.anchor_id: ep for ep in reversed(load_episodes(image_dataset)) if ep.visual}
+    firsts = {ep.anchor_id: ep for ep in reversed(SUITE.load_dataset(image_dataset)) if ep.visual}
     checked = sum(_check_colours(ep, image_dataset) for ep in firsts.values())
     assert checked >= 3 * len(firsts)
 
 
 def test_left_objects_appear_left_and_far_objects_higher_in_the_image(image_dataset: Path) -> None:
-    episode = next(ep for ep in load_episodes(image_dataset) if ep.visual and ep.anchor_kind == "object")
+    episode = next(ep for ep in SUITE.load_dataset(image_dataset) if ep.visual and ep.anchor_kind == "object")
     camera = _camera(episode.state)
     objects = episode.state.objects
     cells = {o.name: _pixel(np.array([o.x, o.y, 0.0]), camera, IMAGE_SIZE) for o in objects}
@@ -149,7 +150,7 @@ def test_left_objects_appear_left_and_far_objects_higher_in_the_image(image_data
 
 
 def test_a_changed_or_escaping_image_is_a_dataset_error(image_dataset: Path, tmp_path: Path) -> None:
-    episode = next(ep for ep in load_episodes(image_dataset) if ep.visual)
+    episode = next(ep for ep in SUITE.load_dataset(image_dataset) if ep.visual)
     (tmp_path / "images").mkdir()
     (tmp_path / str(episode.image)).write_bytes(b"\x89PNG not the rendered one")
     with pytest.raises(DatasetError, match="does not match"):
@@ -158,4 +159,4 @@ def test_a_changed_or_escaping_image_is_a_dataset_error(image_dataset: Path, tmp
     line["image"] = "../secrets.png"
     (tmp_path / "episodes.jsonl").write_text(json.dumps(line) + "\n")
     with pytest.raises(DatasetError, match=r"relative \.png path"):
-        load_episodes(tmp_path)
+        SUITE.load_dataset(tmp_path)

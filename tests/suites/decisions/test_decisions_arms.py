@@ -14,10 +14,8 @@ from heedful.replies import AgentReply
 from heedful.suites.base import RolloutContext
 from heedful.suites.decisions.arms import DecisionRunEpisode
 from heedful.suites.decisions.observation import DecisionObservation
-from heedful.suites.decisions.suite import DecisionsSuite
+from heedful.suites.decisions.suite import SUITE
 from instruction_leaks import leaks
-
-SUITE = DecisionsSuite()
 
 
 @pytest.fixture(scope="module")

@@ -15,14 +15,14 @@ from heedful.language.realize import words
 from heedful.runner import load_run
 from heedful.suites.decisions import paraphrases
 from heedful.suites.decisions.model import ROLES
-from heedful.suites.decisions.suite import DecisionsSuite
+from heedful.suites.decisions.suite import SUITE
 
 
 def test_the_package_ships_the_paraphrases_as_package_data() -> None:
     shipped = resources.files("heedful.suites.decisions").joinpath(paraphrases.FILE)
     assert shipped.is_file() and shipped.name.endswith(".json")  # pyproject ships heedful/**/*.json
     assert len(json.loads(shipped.read_text(encoding="utf-8"))) == len(paraphrases.load()) >= 300
-    assert DecisionsSuite().version == paraphrases.SUITE_VERSION
+    assert SUITE.version == paraphrases.SUITE_VERSION
 
 
 def test_every_paraphrase_rewords_an_existing_test_episode_as_it_reads(default_episodes) -> None:  # type: ignore[no-untyped-def]
@@ -49,7 +49,7 @@ def test_a_paraphrase_run_shows_the_paraphrases_and_pairs_with_a_template_run(  
     data = tmp_path / "data"  # the paraphrased episodes and a few others are enough (and quick to save)
     table = paraphrases.load()
     kept = [ep for i, ep in enumerate(default_episodes) if ep.episode_id in table or i < 40]
-    DecisionsSuite().save_dataset(kept, data, {"seed": 0})
+    SUITE.save_dataset(kept, data, {"seed": 0})
     runs = {}
     for name, options in (("paraphrase", {"condition": "paraphrase"}), ("template", {"subset": "paraphrase"})):
         runs[name] = tmp_path / name
@@ -66,13 +66,13 @@ def test_a_paraphrase_run_shows_the_paraphrases_and_pairs_with_a_template_run(  
 
 def test_paraphrases_refuse_masking_and_a_dataset_they_were_not_written_for(default_episodes) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ConfigError, match="masks template"):
-        DecisionsSuite().check_options({"condition": "paraphrase", "mask": True})
+        SUITE.check_options({"condition": "paraphrase", "mask": True})
     with pytest.raises(ConfigError, match="paraphrase subset only"):
-        DecisionsSuite().check_options({"condition": "paraphrase", "subset": "all"})
+        SUITE.check_options({"condition": "paraphrase", "subset": "all"})
     table = paraphrases.load()
     edited = [ep.model_copy(update={"instruction": "Take it."}) for ep in default_episodes if ep.episode_id in table]
     with pytest.raises(DatasetError, match="paraphrase was written for"):
-        DecisionsSuite().episodes_for_run(edited, {"condition": "paraphrase"})
+        SUITE.episodes_for_run(edited, {"condition": "paraphrase"})
     other = [ep for ep in default_episodes if ep.split == "train"]
     with pytest.raises(ConfigError, match="no episode of this selection has a paraphrase"):
-        DecisionsSuite().episodes_for_run(other, {"subset": "paraphrase"})
+        SUITE.episodes_for_run(other, {"subset": "paraphrase"})

@@ -11,8 +11,8 @@ from heedful.api import compare, evaluate, report, report_text
 from heedful.cli import main
 from heedful.errors import ConfigError, DatasetError
 from heedful.runner import load_run
-from heedful.suites.decisions.dataset import load_episodes
 from heedful.suites.decisions.observation import build_observation
+from heedful.suites.decisions.suite import SUITE
 
 pytestmark = pytest.mark.render
 
@@ -40,7 +40,7 @@ def test_oracle_solves_every_visual_episode_from_the_cli(dataset: Path, tmp_path
     assert main(["run", "decisions", "--dataset", str(dataset), "--agent", "oracle", "--condition", "visual",
                  "--out", str(out), "--no-progress"]) == 0  # fmt: skip
     manifest, records = load_run(out)
-    visual_ids = {ep.episode_id for ep in load_episodes(dataset) if ep.visual}
+    visual_ids = {ep.episode_id for ep in SUITE.load_dataset(dataset) if ep.visual}
     assert {r.episode_id for r in records} == visual_ids and len(visual_ids) == 4 * 6
     assert manifest.spec.options["condition"] == "visual"
     assert _accuracy(out) == 1.0
@@ -83,7 +83,7 @@ def test_compare_names_both_conditions(dataset: Path, tmp_path: Path, capsys: py
 
 
 def test_the_visual_observation_carries_the_image_instead_of_positions(dataset: Path) -> None:
-    episode = next(ep for ep in load_episodes(dataset) if ep.visual and ep.anchor_kind == "object")
+    episode = next(ep for ep in SUITE.load_dataset(dataset) if ep.visual and ep.anchor_kind == "object")
     png = (dataset / str(episode.image)).read_bytes()
     visual = build_observation(episode, run_seed=1, mask=False, image_png=png)
     structured = build_observation(episode, run_seed=1, mask=False)

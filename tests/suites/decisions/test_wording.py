@@ -17,7 +17,7 @@ from heedful.runner.manifest import read_manifest, run_identity, write_manifest
 from heedful.suites.decisions import wording as w
 from heedful.suites.decisions.generate import generate, parse_config
 from heedful.suites.decisions.model import Candidate, Inhibit, Task
-from heedful.suites.decisions.suite import DecisionsSuite
+from heedful.suites.decisions.suite import SUITE
 from heedful.suites.decisions.tasks import LIFTING_VERBS, prohibition_contradicts_gold
 from heedful.suites.decisions.templates import TEMPLATES, all_template_ids
 
@@ -213,8 +213,8 @@ def test_a_masked_instruction_keeps_only_its_template_frame(default_episodes) ->
 
 
 def test_the_dataset_version_is_bumped_and_an_old_run_refuses_to_resume(tmp_path: Path) -> None:
-    assert DecisionsSuite().version == "decisions-v4"
-    suite, out, data = DecisionsSuite(), tmp_path / "run", tmp_path / "data"
+    assert SUITE.version == "decisions-v4"
+    suite, out, data = SUITE, tmp_path / "run", tmp_path / "data"
     suite.save_dataset(generate(0, parse_config(SMALL)), data, {"seed": 0})
     evaluate(suite="decisions", agent="oracle", out=out, dataset=data, limit=4, progress=False)
     stored = read_manifest(out)  # rewritten as a run made before this change stored it (heedful's own writer)

@@ -1,7 +1,8 @@
 """Dataset files: `episodes.jsonl` (one episode per line) and `dataset.json` (counts and content hash).
 
 The line format is documented by the shipped JSON Schema `episode.schema.json`. User datasets in that
-schema load with `load_episodes`, which names the file, line and field of the first problem it finds.
+schema load with the suite's `load_dataset`, which names the file, line and field of the first problem it finds
+(`inconsistency` per line, `check_roles` over the whole dataset).
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from heedful.errors import DatasetError
 from heedful.suites.decisions.images import image_problem
 from heedful.suites.decisions.model import DecisionEpisode
 from heedful.suites.decisions.solver import solve
-from heedful.suites.episode_files import read_episodes, write_dataset
 
 DATASET_FORMAT = "heedful-decisions-dataset/1"
 
@@ -46,24 +46,18 @@ def summarize(episodes: Sequence[DecisionEpisode]) -> dict[str, Any]:
     }
 
 
-def save(episodes: Sequence[DecisionEpisode], out: Path, meta: dict[str, Any]) -> dict[str, Any]:
-    """Write both files into `out` and return the summary."""
-    return write_dataset(episodes, out, dataset_format=DATASET_FORMAT, meta=meta, counts=summarize(episodes))
-
-
-def load_episodes(path: Path, *, verify: bool = True) -> list[DecisionEpisode]:
-    """Load a dataset directory (or an episodes.jsonl file) and validate every line and its consistency."""
-    episodes = read_episodes(path, DecisionEpisode, suite="decisions", check=_inconsistency, verify=verify)
+def check_roles(episodes: Sequence[DecisionEpisode], path: Path) -> None:
+    """Raise DatasetError when two lines of one family have the same role (no single line shows it)."""
     roles: dict[str, set[str]] = {}
     for ep in episodes:
         family_roles = roles.setdefault(ep.family_id, set())
         if ep.role in family_roles:
             raise DatasetError(f"{path}: family {ep.family_id!r} has two {ep.role!r} instances")
         family_roles.add(ep.role)
-    return episodes
 
 
-def _inconsistency(ep: DecisionEpisode) -> str | None:
+def inconsistency(ep: DecisionEpisode) -> str | None:
+    """Why one line contradicts itself (a gold its constraint set does not give), or None."""
     ids = [c.id for c in ep.candidates]
     if len(set(ids)) != len(ids):
         return f"episode {ep.episode_id}: duplicate candidate ids"

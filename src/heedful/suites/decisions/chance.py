@@ -1,15 +1,45 @@
 """The exact chance level of every decisions metric: the expected score of a uniformly random valid answer
-(see `heedful.metrics.chance`), over the same units each measured value counts."""
+(exactly what the `random-valid` agent draws), over the same units each measured value counts.
+
+A random valid answer is one candidate for `single`, any non-empty subset for `set`, any non-empty ordering of
+distinct candidates for `sequence`, independently per instance. Each metric's expectation follows from the
+per-instance probabilities (a pair is right with p_x * p_y; two random answers agree with |A_x & A_y| /
+(|A_x| |A_y|)), summed over the same units the measured value counts. Records made before records kept their
+inputs (the candidate ids) give no chance level: the column then prints `-`.
+"""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
-from heedful.metrics.chance import Chance, answer_count, common_answers, grouped_means
-from heedful.metrics.decisions import FamilyView, group_labels, index_families
+from heedful.metrics.chance import Chance, grouped_means
+from heedful.metrics.scoring import ReferenceRows
 from heedful.records import Record
+from heedful.suites.decisions.metrics import FamilyView, group_labels, index_families
 
 Answer = tuple[str, frozenset[str]]
+"""A decision's answer space: (decision type, candidate ids)."""
+
+
+def answer_count(decision_type: str, candidates: int) -> int:
+    """How many valid answers a decision of this type over `candidates` ids has."""
+    if decision_type == "single":
+        return candidates
+    if decision_type == "set":
+        return int(2**candidates - 1)
+    return sum(math.perm(candidates, k) for k in range(1, candidates + 1))
+
+
+def common_answers(x: Answer, y: Answer) -> int:
+    """How many answers two decisions (type, candidate ids) share (sets are compared as sorted lists)."""
+    (type_x, ids_x), (type_y, ids_y) = x, y
+    c = len(ids_x & ids_y)
+    if type_x == type_y:
+        return answer_count(type_x, c)
+    if "single" in (type_x, type_y):
+        return 0  # an id string never equals a list
+    return int(2**c - 1)  # set vs sequence: each common subset, sorted, is also a valid sequence
 
 
 def _space(record: Record) -> Answer | None:
@@ -67,3 +97,8 @@ def decisions_chance(records: Sequence[Record]) -> Chance:
         counts = {name: count(view) for name, count in CHANCE.items()}
         items.append((group_labels(next(iter(family.values()))), counts))
     return grouped_means(items)
+
+
+def chance_levels(records: Sequence[Record]) -> ReferenceRows:
+    """The scoring's reference levels: the chance level of each (group, metric), and no rows of their own."""
+    return decisions_chance(records), ()
