@@ -88,7 +88,7 @@ def _dataset_rows(path: Path) -> list[dict[str, Any]]:
 
     summary = json.loads((path / "dataset.json").read_text(encoding="utf-8"))
     suite = get_suite(str(summary.get("suite", "decisions")))
-    return [ep.model_dump(mode="json") for ep in suite.load_dataset(path)]
+    return [json.loads(ep.model_dump_json()) for ep in suite.load_dataset(path)]
 
 
 def rows_of(source: Path) -> list[dict[str, Any]]:

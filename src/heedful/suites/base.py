@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol, Self
 
 from heedful.capabilities import AGENT_KINDS, Capabilities, capabilities
 from heedful.errors import ConfigError
@@ -23,6 +23,7 @@ from heedful.suites.options import RunOptions, validate
 if TYPE_CHECKING:
     from heedful.metrics.compare import ComparisonRow
     from heedful.metrics.scoring import Scoring
+    from heedful.protocols import Agent
 
 
 class Episode(Protocol):
@@ -32,6 +33,17 @@ class Episode(Protocol):
     def episode_id(self) -> str: ...
 
     def model_dump_json(self) -> str: ...
+
+
+class EpisodeModel(Episode, Protocol):
+    """The model of a suite's episodes (a pydantic model class: `heedful.suites.parts` types a suite's parts with
+    it); what the library derives calls these on the class."""
+
+    @classmethod
+    def model_validate_json(cls, json_data: str, /) -> Self: ...
+
+    @classmethod
+    def model_json_schema(cls) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -82,20 +94,20 @@ class Suite(Protocol):
         ...
 
     def generate(
-        self, seed: int, config: dict[str, Any] | None = None, progress: Callable[[int, int], Any] | None = None
-    ) -> Sequence[Any]:
+        self, seed: int, config: dict[str, Any] | None = None, progress: Callable[[int, int], object] | None = None
+    ) -> Sequence[Episode]:
         """Return the frozen, seeded list of episodes. `progress(n, total)`, when given, may be called as the work
         advances (`heedful generate` passes its progress bar as `progress=`); a suite may ignore it."""
         ...
 
-    def load_dataset(self, path: Path, *, verify: bool = True) -> Sequence[Any]:
+    def load_dataset(self, path: Path, *, verify: bool = True) -> Sequence[Episode]:
         """Load and validate episodes from a dataset directory; raise DatasetError naming the bad line.
 
         `verify`: refuse files whose content hash differs from the one recorded at generation (`--no-verify`
         turns that off for deliberate edits; every episode is validated either way)."""
         ...
 
-    def save_dataset(self, episodes: Sequence[Any], out: Path, meta: dict[str, Any]) -> dict[str, Any]:
+    def save_dataset(self, episodes: Sequence[Episode], out: Path, meta: dict[str, Any]) -> dict[str, Any]:
         """Write the dataset files, return the dataset summary (counts and content hash)."""
         ...
 
@@ -103,11 +115,11 @@ class Suite(Protocol):
         """The JSON Schema of one episode line, as text."""
         ...
 
-    def parse_episode(self, text: str) -> Any:
+    def parse_episode(self, text: str) -> Episode:
         """Rebuild an episode from its `model_dump_json()` text (used across process boundaries)."""
         ...
 
-    def dataset_hash(self, episodes: Sequence[Any]) -> str:
+    def dataset_hash(self, episodes: Sequence[Episode]) -> str:
         """Content hash of the episodes, stored in run manifests."""
         ...
 
@@ -136,15 +148,15 @@ class Suite(Protocol):
         """Raise ConfigError for a run option the suite does not know or a value it cannot take."""
         ...
 
-    def training_episodes(self, episodes: Sequence[Any]) -> Sequence[Any]:
+    def training_episodes(self, episodes: Sequence[Episode]) -> Sequence[Episode]:
         """The episodes agents may fit on (the train split)."""
         ...
 
-    def rollout_episode(self, episode: Any, agent: Any, context: RolloutContext) -> Record:
+    def rollout_episode(self, episode: Episode, agent: Agent, context: RolloutContext) -> Record:
         """Run one episode with `agent`. Agent transport errors become records with their own status."""
         ...
 
-    def failure_record(self, episode: Any, context: RolloutContext, status: Status, error: str) -> Record:
+    def failure_record(self, episode: Episode, context: RolloutContext, status: Status, error: str) -> Record:
         """A record for an episode that did not produce a scoreable answer (interface error, timeout, crash)."""
         ...
 
@@ -183,7 +195,7 @@ class Suite(Protocol):
         """The kinds of input these options show an agent (decisions: "image" for the visual condition)."""
         ...
 
-    def episodes_for_run(self, episodes: Sequence[Any], options: dict[str, Any]) -> Sequence[Any]:
+    def episodes_for_run(self, episodes: Sequence[Episode], options: dict[str, Any]) -> Sequence[Episode]:
         """The episodes a run rolls out from the selected dataset lines (tabletop: trials of its tasks); read-only
         (it may be `episodes` itself)."""
         ...
@@ -192,7 +204,7 @@ class Suite(Protocol):
         """How the options showed the episodes, for report titles (e.g. " | perception noisy ...")."""
         ...
 
-    def episode_steps(self, episode: Any) -> int | None:
+    def episode_steps(self, episode: Episode) -> int | None:
         """The steps `episode` will take, when known before it runs (tabletop: its task's horizon; a trial never
         stops early), else None. Lockstep batches (`--batch`) start the longest of each window first, so that
         fewer batched policy calls run short of a full batch (`heedful.runner.lockstep`)."""
@@ -206,7 +218,7 @@ class Suite(Protocol):
         """The modules a run with these options imports (heedful.requirements), checked before anything is written."""
         ...
 
-    def sample_units(self, episodes: Sequence[Any]) -> list[Unit]:
+    def sample_units(self, episodes: Sequence[Episode]) -> list[Unit]:
         """The run's episodes cut into sampling units, each with its stratum, for `--limit` (heedful.sampling)."""
         ...
 
@@ -236,11 +248,11 @@ class Suite(Protocol):
         """The suite's main figure, for `heedful plot`; None: the suite has none (heedful.metrics.layouts)."""
         ...
 
-    def describe_task(self, episode: Any) -> tuple[str, str]:
+    def describe_task(self, episode: Episode) -> tuple[str, str]:
         """(instruction, one-line description) of one dataset line, for `heedful.tasks` and `heedful list tasks`."""
         ...
 
-    def observation_summary(self, episode: Any) -> list[tuple[str, str]]:
+    def observation_summary(self, episode: Episode) -> list[tuple[str, str]]:
         """(label, text) lines of what the agent observes in this dataset line, for `heedful show`."""
         ...
 
@@ -254,8 +266,8 @@ class Suite(Protocol):
         ...
 
     def attach_images(
-        self, episodes: Sequence[Any], out: Path, *, size: int, progress: Callable[[int, int], Any] | None
-    ) -> list[Any]:
+        self, episodes: Sequence[Episode], out: Path, *, size: int, progress: Callable[[int, int], object] | None
+    ) -> Sequence[Episode]:
         """Render the suite's images into `out`; return the episodes that name them."""
         ...
 

@@ -39,12 +39,12 @@ if TYPE_CHECKING:
     from heedful.protocols import Agent
 
 
-def _of(model: type[BaseModel], episode: object, what: str) -> None:
+def _of(model: type[object], episode: object, what: str) -> None:
     if not isinstance(episode, model):
         raise ConfigError(f"{what} takes {model.__name__} episodes, got {type(episode).__name__}")
 
 
-def _all_of(model: type[BaseModel], episodes: Sequence[Episode], what: str) -> None:
+def _all_of(model: type[object], episodes: Sequence[Episode], what: str) -> None:
     """Check every episode is a `model`, except in a lazy dataset: checking would parse every line (what `--limit`
     avoids), and its lines are parsed by the suite's own `parse_episode` (each is checked where a part gets it alone:
     `rollout_episode`, `describe_task`)."""
@@ -80,7 +80,10 @@ class DeclaredSuite(Generic[D, E]):
         if self.episodes.check_path is not None:
             self.episodes.check_path(Path(path))
         check = self.episodes.check_line or (lambda _: None)
-        lines = read_episodes(Path(path), self.episodes.model, suite=self.name, check=check, verify=verify)
+        model = self.episodes.model
+        if not issubclass(model, BaseModel):
+            raise ConfigError(f"suite {self.name}'s episode model {model.__name__} must be a pydantic model")
+        lines = read_episodes(Path(path), model, suite=self.name, check=check, verify=verify)
         if self.episodes.check_dataset is not None:
             self.episodes.check_dataset(lines, Path(path))
         return lines
@@ -92,7 +95,12 @@ class DeclaredSuite(Generic[D, E]):
         counts = self.episodes.summarize(lines) if self.episodes.summarize else {"instances": len(lines)}
         extra = self.episodes.dataset_meta(lines) if self.episodes.dataset_meta else {}
         meta = {"suite": self.name, "version": self.version, **meta, **extra}  # run refuses another suite's dataset
-        return write_dataset(lines, Path(out), dataset_format=self.episodes.dataset_format, meta=meta, counts=counts)
+        models: list[BaseModel] = []
+        for line in lines:
+            if not isinstance(line, BaseModel):
+                raise ConfigError(f"suite {self.name}'s episodes must be pydantic models (its files are JSON lines)")
+            models.append(line)
+        return write_dataset(models, Path(out), dataset_format=self.episodes.dataset_format, meta=meta, counts=counts)
 
     def episode_schema(self) -> str:
         if self.episodes.schema_text is not None:

@@ -27,17 +27,17 @@ from heedful.metrics.layouts import FigureLayout, PaperTable
 from heedful.records import JSONValue, Record
 from heedful.requirements import Requirement
 from heedful.sampling import Unit, one_unit_per_episode
+from heedful.suites.base import EpisodeModel, RolloutContext
 from heedful.suites.options import RunOptions
 
 if TYPE_CHECKING:
     from heedful.metrics.compare import ComparisonRow
     from heedful.metrics.rows import MetricRow
     from heedful.protocols import Agent
-    from heedful.suites.base import RolloutContext
 
-D = TypeVar("D", bound=BaseModel)
+D = TypeVar("D", bound=EpisodeModel)
 """A dataset line (one line of `episodes.jsonl`)."""
-E = TypeVar("E", bound=BaseModel)
+E = TypeVar("E", bound=EpisodeModel)
 """What a run rolls out: a dataset line, or an episode built from one (a tabletop trial of a task)."""
 
 Progress = Callable[[int, int], object]
@@ -46,7 +46,7 @@ RunOptionValues = dict[str, Any]
 """A run's option values, as `Options.model` validated them (JSON values: the manifest stores them)."""
 
 
-D_co = TypeVar("D_co", bound=BaseModel, covariant=True)
+D_co = TypeVar("D_co", bound=EpisodeModel, covariant=True)
 
 
 class Generate(Protocol[D_co]):
@@ -136,7 +136,7 @@ class Sampling(Generic[E]):
     """How `units` stratifies, for report titles ("scene x level")."""
 
 
-def _per_episode(episodes: Sequence[BaseModel]) -> list[Unit]:
+def _per_episode(episodes: Sequence[EpisodeModel]) -> list[Unit]:
     return one_unit_per_episode(len(episodes))
 
 

@@ -9,14 +9,12 @@ from typing import TYPE_CHECKING, TypeAlias
 from heedful.registry import Registry
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
-
-    from heedful.suites.base import Suite
+    from heedful.suites.base import EpisodeModel, Suite
     from heedful.suites.declared import DeclaredSuite
 
 SuiteFactory = Callable[[], "Suite"]
 """A suite class (or any callable) that builds the suite with no arguments."""
-SuiteEntry: TypeAlias = "DeclaredSuite[BaseModel, BaseModel] | SuiteFactory"
+SuiteEntry: TypeAlias = "DeclaredSuite[EpisodeModel, EpisodeModel] | SuiteFactory"
 """What the registry holds: a declared suite, or a factory of a suite."""
 
 SUITES: Registry[SuiteEntry] = Registry(
