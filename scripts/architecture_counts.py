@@ -4,7 +4,9 @@
     python scripts/architecture_counts.py --json     # the same as JSON
     python scripts/architecture_counts.py --list climbing   # the items behind one number
 
-- `suite_members`: members of the `Suite` protocol (`suites/base.py`); optional = those `SuiteBase` gives a default.
+- `suite_members`: what a suite declares (`DeclaredSuite`'s fields, each part's fields: `suites/declared.py`,
+  `suites/parts.py`); optional = those with a default. `runner_protocol`: members of the runner's `Suite` protocol
+  (`suites/base.py`), which a declared suite derives (before issue 41's declaration, every suite wrote them).
 - `any_at_seams`: annotations that mention `Any` where a suite, an agent or an episode crosses a seam: parameters
   named in `SEAM_PARAMS`, returns of the functions `SEAM_RETURN` names, and `Registry[...]`.
   `any_share` is the share of all parameter and return annotations that mention `Any`.
@@ -328,33 +330,44 @@ def any_counts() -> tuple[dict[str, int], list[str]]:
     return dict(sorted(counts.items())), items
 
 
+def _fields(cls: ast.ClassDef) -> tuple[list[str], list[str]]:
+    """(required, optional) fields of a dataclass: annotated names, optional when they have a default."""
+    required, optional = [], []
+    for node in cls.body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            (optional if node.value is not None else required).append(node.target.id)
+    return required, optional
+
+
 def suite_members() -> dict[str, list[str]]:
+    """What a suite author declares: `DeclaredSuite`'s fields and, for each part, its fields (`scoring` is
+    `metrics.scoring.Scoring`, counted as one member as the old protocol's `scoring` was)."""
+
+    def classes(module: str) -> dict[str, ast.ClassDef]:
+        body = ast.parse((SRC / "suites" / module).read_text(encoding="utf-8")).body
+        return {n.name: n for n in body if isinstance(n, ast.ClassDef)}
+
+    parts = classes("parts.py")
+    top_required, top_optional = _fields(classes("declared.py")["DeclaredSuite"])
+    out: dict[str, list[str]] = {"required": [], "optional": []}
+    for name in top_required + top_optional:
+        part = {"episodes": "Episodes", "options": "Options", "rollout": "Rollout", "view": "View"}.get(name)
+        if part is None:
+            (out["required"] if name in top_required else out["optional"]).append(name)
+            continue
+        required, optional = _fields(parts[part])
+        if name in top_optional:  # a part with a default: each of its fields is optional
+            required, optional = [], required + optional
+        out["required"] += [f"{name}.{field}" for field in required]
+        out["optional"] += [f"{name}.{field}" for field in optional]
+    return out
+
+
+def runner_protocol_members() -> int:
+    """Members of the runner's `Suite` protocol (`suites/base.py`): derived from a declaration, written by no suite."""
     tree = ast.parse((SRC / "suites" / "base.py").read_text(encoding="utf-8"))
-    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
-
-    def members(cls: ast.ClassDef) -> list[str]:
-        names = []
-        for node in cls.body:
-            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-                names.append(node.target.id)
-            elif isinstance(node, ast.Assign):
-                names += [t.id for t in node.targets if isinstance(t, ast.Name)]
-            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                names.append(node.name)
-        return names
-
-    protocol = members(classes["Suite"])
-    defaults = set(members(classes["SuiteBase"])) if "SuiteBase" in classes else set()
-    # `name` is declared (annotated, no value) in SuiteBase: a suite must still set it
-    defaults -= {
-        n.target.id
-        for n in classes["SuiteBase"].body
-        if isinstance(n, ast.AnnAssign) and n.value is None and isinstance(n.target, ast.Name)
-    }
-    return {
-        "required": [m for m in protocol if m not in defaults],
-        "optional": [m for m in protocol if m in defaults],
-    }
+    protocol = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Suite")
+    return sum(isinstance(n, ast.FunctionDef | ast.AnnAssign) for n in protocol.body)
 
 
 def fourth_suite() -> dict[str, int]:
@@ -383,6 +396,7 @@ def measure() -> tuple[dict[str, object], dict[str, list[str]]]:
     private = private_imports(found)
     numbers: dict[str, object] = {
         "suite_members": {"all": sum(map(len, members.values())), **{k: len(v) for k, v in members.items()}},
+        "runner_protocol": runner_protocol_members(),
         "any_at_seams": seam_counts,
         "function_imports": sum(imp.in_function for imp in found),
         "import_statements": len(found),

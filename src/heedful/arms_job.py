@@ -19,7 +19,6 @@ from heedful.language.arms import OPTION, Arm, arm_of
 from heedful.metrics.arms import ArmRow, ArmsView, language_dependence, render_language_table
 from heedful.metrics.rows import status_rows
 from heedful.records import Record
-from heedful.suites.base import SuiteBase
 from heedful.suites.declared import DeclaredSuite
 from heedful.suites.registry import get_suite
 
@@ -86,7 +85,7 @@ def arms_table(runs: Sequence[Path], *, resamples: int = 2_000, seed: int = 0) -
 def arms_view(suite: str) -> ArmsView:
     """How the suite's table is cut (its scoring's `arms`); the generic cut for a suite without a declared scoring."""
     found = get_suite(suite)
-    scoring = found.scoring if isinstance(found, SuiteBase | DeclaredSuite) else None
+    scoring = found.scoring if isinstance(found, DeclaredSuite) else None
     return scoring.arms if scoring is not None else ArmsView()
 
 

@@ -149,7 +149,8 @@ def _members(suite: Suite) -> str | None:
     # probed with getattr: the object checked may not keep the protocol it is typed with
     missing = [m for m in _MEMBERS if not callable(getattr(suite, m, None))]
     if missing:
-        return f"missing methods {', '.join(missing)} (inherit heedful.suites.base.SuiteBase for the optional ones)"
+        derived = "declare the suite as a heedful.suites.declared.DeclaredSuite: it derives them"
+        return f"missing methods {', '.join(missing)} ({derived})"
     for attr, kind in (("name", str), ("version", str), ("report_clusters", tuple), ("splits", tuple)):
         if not isinstance(getattr(suite, attr, None), kind) or not getattr(suite, attr):
             return f"{attr} must be a non-empty {kind.__name__}"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import heedful
-from heedful.suites.base import Suite, SuiteBase
+from heedful.suites.base import Suite
 from heedful.suites.declared import DeclaredSuite
 from heedful.suites.registry import SUITES, get_suite
 
@@ -25,7 +25,7 @@ def test_the_contract_lists_the_optional_hooks_too() -> None:
 @pytest.mark.parametrize("name", SUITES.names())
 def test_a_registered_suite_has_every_member(name: str) -> None:
     suite = get_suite(name)
-    assert isinstance(suite, SuiteBase | DeclaredSuite)
+    assert isinstance(suite, DeclaredSuite)
     missing = [member for member in MEMBERS if not hasattr(suite, member)]
     assert not missing, f"{name} lacks {missing}"
     assert suite.report_clusters and all(isinstance(c, str) for c in suite.report_clusters)

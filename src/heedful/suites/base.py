@@ -1,4 +1,6 @@
-"""The suite protocol: generate frozen episodes, roll one out with an agent, score and report.
+"""The suite protocol: what the runner, the report and the command line read of a suite, every member derived once
+from the five parts a suite declares (heedful.suites.declared.DeclaredSuite); and the types its members share
+(`Episode`, `EpisodeModel`, `RolloutContext`).
 
 The runner only needs what is here, so any suite (built-in or third-party) runs on every backend.
 """
@@ -10,19 +12,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, Self
 
-from heedful.capabilities import AGENT_KINDS, Capabilities, capabilities
-from heedful.errors import ConfigError
+from heedful.capabilities import Capabilities, capabilities
 from heedful.metrics.layouts import FigureLayout, PaperTable
 from heedful.metrics.rows import MetricRow
 from heedful.metrics.spec import MetricSpec
 from heedful.records import Record, Status
 from heedful.requirements import Requirement
-from heedful.sampling import Unit, one_unit_per_episode
-from heedful.suites.options import RunOptions, validate
+from heedful.sampling import Unit
+from heedful.suites.options import RunOptions
 
 if TYPE_CHECKING:
     from heedful.metrics.compare import ComparisonRow
-    from heedful.metrics.scoring import Scoring
     from heedful.protocols import Agent
 
 
@@ -83,8 +83,8 @@ class Suite(Protocol):
 
     @property
     def report_clusters(self) -> tuple[str, ...]:
-        """The units a report's bootstrap may resample (`heedful report --cluster`), the default first (`SuiteBase`:
-        its scoring's clusters)."""
+        """The units a report's bootstrap may resample (`heedful report --cluster`), the default first (a declared
+        suite: its scoring's clusters)."""
         ...
 
     @property
@@ -181,11 +181,10 @@ class Suite(Protocol):
     @property
     def metric_spec(self) -> MetricSpec:
         """The metrics `report` computes per group and `compare` pairs (heedful.metrics.spec); `heedful report`
-        rejects a row of a metric it does not declare. Empty (the `SuiteBase` default): not declared, unchecked."""
+        rejects a row of a metric it does not declare. Empty: not declared, unchecked."""
         ...
 
-    # The hooks below (and dataset_hash, render_report, render_comparison, check_options above) have defaults in
-    # `SuiteBase`: a suite that inherits it overrides only what it needs.
+    # The members below follow from a declared suite's optional hooks (heedful.suites.declared).
 
     def prepare_options(self, options: dict[str, Any], dataset: Path | None) -> dict[str, Any]:
         """The run options completed with what depends on the dataset's place (decisions: its images)."""
@@ -270,132 +269,3 @@ class Suite(Protocol):
     ) -> Sequence[Episode]:
         """Render the suite's images into `out`; return the episodes that name them."""
         ...
-
-
-class SuiteBase:
-    """Defaults for the optional hooks of `Suite`: inherit it and implement the required members."""
-
-    name: str
-    has_images = False
-    run_options: type[RunOptions] = RunOptions
-    splits: tuple[str, ...] = ("all",)
-    agent_kinds: tuple[str, ...] = AGENT_KINDS
-    check_config: dict[str, Any] = {}  # noqa: RUF012 - read only (heedful.conformance copies it)
-    run_order: Literal["shuffled", "dataset"] = "shuffled"
-
-    @property
-    def scoring(self) -> Scoring | None:
-        """What `report` and `compare` compute (heedful.metrics.scoring): a suite that declares it writes neither."""
-        return None
-
-    @property
-    def metric_spec(self) -> MetricSpec:
-        return self.scoring.full_spec if self.scoring is not None else MetricSpec()
-
-    @property
-    def report_clusters(self) -> tuple[str, ...]:
-        """The scoring's clusters; a suite that writes its own report declares its own (default: episodes)."""
-        return self.scoring.clusters if self.scoring is not None else ("episode",)
-
-    def report(self, records: Sequence[Record], options: dict[str, Any]) -> list[MetricRow]:
-        """The rows of the declared scoring (heedful.metrics.engine)."""
-        from heedful.metrics.engine import report_rows
-
-        cluster = options.get("cluster")
-        return report_rows(
-            self._scoring(),
-            records,
-            resamples=int(options.get("resamples", 10_000)),
-            seed=int(options.get("seed", 0)),
-            cluster=None if cluster is None else str(cluster),
-        )
-
-    def compare(
-        self, records_a: Sequence[Record], records_b: Sequence[Record], *, resamples: int, seed: int
-    ) -> list[ComparisonRow]:
-        """The paired comparison of the declared scoring (heedful.metrics.engine)."""
-        from heedful.metrics.engine import compare_rows
-
-        return compare_rows(self._scoring(), records_a, records_b, resamples=resamples, seed=seed)
-
-    def _scoring(self) -> Scoring:
-        if self.scoring is None:
-            raise ConfigError(
-                f"suite {self.name} declares no scoring: declare `scoring` (heedful.metrics.scoring.Scoring) "
-                "or write its report and compare"
-            )
-        return self.scoring
-
-    def rollout(self, episode: Any, agent: Any, context: RolloutContext) -> Record:
-        raise NotImplementedError
-
-    def rollout_episode(self, episode: Any, agent: Any, context: RolloutContext) -> Record:
-        return self.rollout(episode, agent, context)
-
-    def check_options(self, options: dict[str, Any]) -> None:
-        validate(self.name, self.run_options, options)
-
-    def dataset_hash(self, episodes: Sequence[Any]) -> str:
-        from heedful.suites.episode_files import content_hash
-
-        return content_hash(episodes)
-
-    def render_report(self, rows: Sequence[MetricRow], title: str) -> str:
-        from heedful.metrics.render import render_metric_table
-
-        return render_metric_table(rows, title=title)
-
-    def render_comparison(self, rows: Sequence[ComparisonRow], title: str) -> str:
-        from heedful.metrics.render import render_comparison_table
-
-        return render_comparison_table(rows, title=title)
-
-    def prepare_options(self, options: dict[str, Any], dataset: Path | None) -> dict[str, Any]:
-        return options
-
-    def required_inputs(self, options: dict[str, Any]) -> tuple[str, ...]:
-        return ()
-
-    def episodes_for_run(self, episodes: Sequence[Any], options: dict[str, Any]) -> Sequence[Any]:
-        return episodes
-
-    def run_label(self, options: dict[str, Any]) -> str:
-        return ""
-
-    def episode_steps(self, episode: Any) -> int | None:
-        return None
-
-    def requirements(self, options: dict[str, Any]) -> tuple[Requirement, ...]:
-        return ()
-
-    sample_strata = "no groups (a seeded random sample)"
-    task_columns: tuple[str, ...] = ()
-    glossary: tuple[tuple[str, str], ...] = ()
-
-    @property
-    def paper_tables(self) -> tuple[PaperTable, ...]:
-        return ()
-
-    @property
-    def figure(self) -> FigureLayout | None:
-        return None
-
-    def describe_task(self, episode: Any) -> tuple[str, str]:
-        return str(getattr(episode, "instruction", "")), ""
-
-    def observation_summary(self, episode: Any) -> list[tuple[str, str]]:
-        return []
-
-    def record_details(self, record: Record) -> list[tuple[str, str]]:
-        return []
-
-    def sample_units(self, episodes: Sequence[Any]) -> list[Unit]:
-        return one_unit_per_episode(len(episodes))
-
-    def run_tag(self, options: dict[str, Any]) -> str:
-        return ""
-
-    def attach_images(
-        self, episodes: Sequence[Any], out: Path, *, size: int, progress: Callable[[int, int], Any] | None
-    ) -> list[Any]:
-        raise ConfigError(f"suite {self.name} has no images to render; drop --images")

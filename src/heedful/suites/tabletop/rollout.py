@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -35,13 +35,14 @@ from numpy.typing import NDArray
 from heedful.capabilities import Capabilities, capabilities
 from heedful.errors import ConfigError, InvalidActionError
 from heedful.language.arms import FOLLOWED_GIVEN, FOLLOWED_SCENE, Arm
+from heedful.protocols import Agent
 from heedful.records import Status
 from heedful.replies import as_reply
 from heedful.sims.tabletop.config import IMAGE_KEYS, RenderConfig
 from heedful.sims.tabletop.motion import SkillResult
 from heedful.suites.tabletop.arms import ground_other, shown_task
 from heedful.suites.tabletop.model import Layout, TabletopTrial
-from heedful.suites.tabletop.observation import observe
+from heedful.suites.tabletop.observation import PlannerObservation, observe
 from heedful.suites.tabletop.perturb import perturb
 from heedful.suites.tabletop.runtime import HorizonReachedError, SwitchReachedError, TrialRuntime
 from heedful.suites.tabletop.scoring import TrialScore, score_trajectory
@@ -82,9 +83,27 @@ def trial_layout(trial: TabletopTrial) -> Layout:
     return perturb(task.layout, task.spec, task.grounded, np.random.default_rng(trial.trial_seed))
 
 
+@runtime_checkable
+class _Planner(Protocol):
+    """What a tabletop trial calls on a planner (`heedful.protocols.PlannerAgent` less its optional `name`)."""
+
+    def act(self, observation: PlannerObservation) -> object: ...
+
+
+@runtime_checkable
+class _Controller(Protocol):
+    """What a tabletop trial calls on a controller (`heedful.protocols.ControllerAgent` less its optional `name`)."""
+
+    def reset(self) -> None: ...
+
+    def set_instruction(self, instruction: str) -> None: ...
+
+    def predict(self, observation: dict[str, Any]) -> object: ...
+
+
 def run_trial(
     trial: TabletopTrial,
-    agent: Any,
+    agent: Agent,
     seed: int,
     video_dir: str | None = None,
     max_calls: int = MAX_CALLS,
@@ -122,9 +141,9 @@ def run_trial(
     render = RenderConfig(width=size, height=size) if size is not None else None
     rt = TrialRuntime(run.layout, task.horizon, cameras=cameras, render=render)
     try:
-        if declared.kind == "controller":
+        if declared.kind == "controller" and isinstance(agent, _Controller):
             _control(seen, agent, declared, rt, run, seed, switcher)
-        elif declared.kind == "planner":
+        elif declared.kind == "planner" and isinstance(agent, _Planner):
             _plan(seen, agent, rt, run, seed, max_calls, declared.privileged, switcher)
         else:
             raise ConfigError(f"agent {type(agent).__name__} has neither act() (planner) nor predict() (controller)")
@@ -162,7 +181,7 @@ def _merge_reply(run: TrialRun, answer: object) -> str:
 
 def _plan(
     trial: TabletopTrial,
-    agent: Any,
+    agent: _Planner,
     rt: TrialRuntime,
     run: TrialRun,
     seed: int,
@@ -240,7 +259,7 @@ def _hold_until(rt: TrialRuntime, step: int | None) -> None:
 
 def _control(
     trial: TabletopTrial,
-    agent: Any,
+    agent: _Controller,
     declared: Capabilities,
     rt: TrialRuntime,
     run: TrialRun,
@@ -264,7 +283,7 @@ def _control(
 
 def _control_loop(
     trial: TabletopTrial,
-    agent: Any,
+    agent: _Controller,
     wanted: tuple[str, ...] | None,
     rt: TrialRuntime,
     run: TrialRun,
