@@ -64,7 +64,8 @@ LEVELS = 127  # the latency profile's activations are integers in [-LEVELS, LEVE
 
 
 class HeavyNetPolicy:
-    """A stateless controller whose every answer costs one pass through a large MLP (see the module docstring)."""
+    """A stateless controller whose every answer costs one pass through its network (`profile`: see the module
+    docstring)."""
 
     name = AGENT
     cameras: tuple[str, ...] = ()  # reads the proprio state and the instruction: nothing is rendered for it
