@@ -54,6 +54,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from heedful.threads import inherit_torch_threads
+
 HERE = Path(__file__).resolve().parent
 IMAGE_KEYS = {"agentview": "image", "wrist": "wrist_image"}  # heedful.sims.tabletop.config's, without importing it
 AGENT = "heavy-net"
@@ -81,8 +83,6 @@ class HeavyNetPolicy:
         cameras: str = "",
         image_size: int | None = None,
     ) -> None:
-        import torch
-
         if profile not in PROFILES:
             raise ValueError(f"heavy-net: profile must be one of {sorted(PROFILES)}, got {profile!r}")
         depth = PROFILES[profile][0] if depth is None else depth
@@ -94,24 +94,38 @@ class HeavyNetPolicy:
         if width < max(16 + 3 * len(self.cameras), 7 * chunk):
             raise ValueError(f"heavy-net: width {width} is too narrow for its inputs and {chunk} action(s) a call")
 
-        torch.set_num_threads(1)
-        torch.manual_seed(0)
-        self.profile, self.width, self.chunk, self.device = profile, width, chunk, device
-        if profile == "compute":
-            layers: list[Any] = []
-            for _ in range(depth):
-                layers += [torch.nn.Linear(width, width), torch.nn.Tanh()]
-            self.net = torch.nn.Sequential(*layers).eval().to(device)
-        else:
-            generator = torch.Generator().manual_seed(0)
-            self.weights = [
-                torch.randint(-1, 2, (width, width), generator=generator).to(device, torch.float32)
-                for _ in range(depth)
-            ]
-            # A power of two near a layer's gain (sqrt(2/3 * width) for ternary weights), so that the activations
-            # neither die out nor all saturate; multiplying by it is exact.
-            self.scale = 2.0 ** -math.floor(math.log2(math.sqrt(2.0 * width / 3.0)))
+        self.profile, self.depth, self.width, self.chunk, self.device = profile, depth, width, chunk, device
+        # torch is imported and the network built at the first call: a pool run's own process builds a copy of the
+        # agent that never predicts (importing torch and building the compute network took 2.7 s there), and each
+        # worker builds its own from the same seeds.
+        self._built = False
+        self._building = threading.Lock()
         self.calls = 0
+
+    def _build(self) -> None:
+        import torch
+
+        with self._building:
+            if self._built:
+                return
+            torch.set_num_threads(1)
+            depth, width, device = self.depth, self.width, self.device
+            if self.profile == "compute":
+                torch.manual_seed(0)
+                layers: list[Any] = []
+                for _ in range(depth):
+                    layers += [torch.nn.Linear(width, width), torch.nn.Tanh()]
+                self.net = torch.nn.Sequential(*layers).eval().to(device)
+            else:
+                generator = torch.Generator().manual_seed(0)
+                self.weights = [
+                    torch.randint(-1, 2, (width, width), generator=generator).to(device, torch.float32)
+                    for _ in range(depth)
+                ]
+                # A power of two near a layer's gain (sqrt(2/3 * width) for ternary weights), so that the
+                # activations neither die out nor all saturate; multiplying by it is exact.
+                self.scale = 2.0 ** -math.floor(math.log2(math.sqrt(2.0 * width / 3.0)))
+            self._built = True
 
     def reset(self) -> None:
         self.calls = 0
@@ -126,6 +140,9 @@ class HeavyNetPolicy:
     def predict_batch(self, observations: Sequence[dict[str, Any]]) -> list[NDArray[np.float64]]:
         import torch
 
+        if not self._built:
+            self._build()
+        inherit_torch_threads()  # a lockstep thread that started before torch was imported has not taken its count
         features = np.zeros((len(observations), self.width), dtype=np.float32)
         for row, observation in enumerate(observations):
             features[row, :8] = np.asarray(observation["state"], dtype=np.float32)[:8]
