@@ -11,7 +11,9 @@ environment variables (inherited by workers) so that a run and its resume share 
 - HEEDFUL_TOY_EXIT_AT: a worker process exits abruptly on the episode with this number;
 - HEEDFUL_TOY_BREAK_WORKERS: building the agent fails inside worker processes;
 - HEEDFUL_TOY_PIDDIR: each process that runs an episode touches a file named by its pid here;
-- HEEDFUL_TOY_COMMIT_EVERY: the subprocess run commits every this many records (and never by time).
+- HEEDFUL_TOY_COMMIT_EVERY: the subprocess run commits every this many records (and never by time);
+- HEEDFUL_TOY_DEVICEDIR: each agent built touches a file named by its process's worker index and the GPU that plain
+  "cuda" gives it among two (`heedful.devices.spread_device`), e.g. `1-cuda:1`.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from heedful.capabilities import AGENT_KINDS
+from heedful.devices import spread_device, worker_index
 from heedful.errors import AgentInterfaceError, AgentTimeoutError
 from heedful.metrics.scoring import Scoring
 from heedful.metrics.spec import MetricSpec
@@ -54,6 +57,7 @@ FAULT_VARS = (
     "HEEDFUL_TOY_PIDDIR",
     "HEEDFUL_TOY_HANGDIR",
     "HEEDFUL_TOY_COMMIT_EVERY",
+    "HEEDFUL_TOY_DEVICEDIR",
 )
 
 
@@ -159,6 +163,8 @@ class ToyAgent:
             raise RuntimeError("toy agent refuses to start in a worker")
         self.crash_every = crash_every
         self.bias: int | None = None
+        if devices := os.environ.get("HEEDFUL_TOY_DEVICEDIR"):
+            (Path(devices) / f"{worker_index()}-{spread_device('cuda', count=2)}").touch()
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "crash_every": self.crash_every}

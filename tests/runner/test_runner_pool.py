@@ -77,6 +77,17 @@ def _check_complete(run_dir: Path, n: int, expected: list[dict[str, object]]) ->
     assert records == expected
 
 
+def test_each_pool_worker_builds_its_agent_knowing_its_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # so that a policy on plain "cuda" takes cuda:(index mod GPUs), as a worker renders on EGL device index mod N
+    episodes = make_episodes(8)
+    devices = tmp_path / "devices"
+    devices.mkdir()
+    monkeypatch.setenv("HEEDFUL_TOY_DEVICEDIR", str(devices))
+    run(toy_spec(episodes), episodes, tmp_path / "pool", workers=3, progress=False)
+    # the run's own process builds its copy as worker 0; pool workers 0, 1, 2 theirs, worker 2 on cuda:0 of two
+    assert sorted(p.name for p in devices.iterdir()) == ["0-cuda:0", "1-cuda:1", "2-cuda:0"]
+
+
 def test_process_pool_gives_the_same_records_as_serial(tmp_path: Path) -> None:
     episodes = make_episodes(40)
     spec = toy_spec(episodes, agent_args={"crash_every": 7})

@@ -11,7 +11,7 @@ predicted chunk. Inference runs on one CPU thread, so records are the same in on
 
 `predict_batch` answers many observations in one forward pass (`heedful run --batch K`, see
 `heedful.runner.lockstep`); `--agent-arg device=cuda` runs the network on a GPU (the records may then differ from
-a CPU run's in the last bits of the actions).
+a CPU run's in the last bits of the actions), worker i of a pool on `cuda:(i mod GPUs)`.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from heedful.devices import spread_device
 from heedful.errors import AgentInterfaceError, ConfigError
 from heedful.extras import needs
 from heedful.learning.features import PROPRIO, ObjectAttributes, attribute_block, state_features
@@ -39,7 +40,8 @@ class BCAgent:
     Args:
         model: The trained model directory (`heedful train tabletop --out DIR`).
         replan: Actions executed from each predicted chunk before the next prediction (1 .. the chunk length).
-        device: Where the network runs (`cpu`, `cuda`, `cuda:1`, ...).
+        device: Where the network runs (`cpu`, `cuda`, `cuda:1`, ...); plain `cuda` puts pool worker i (Ray actor
+            i) on `cuda:(i mod GPUs)` (`heedful.devices`).
     """
 
     name = "bc"
@@ -63,7 +65,8 @@ class BCAgent:
             raise ConfigError("the bc agent needs a trained model: --agent-arg model=DIR (from `heedful train`)")
         torch.set_num_threads(1)  # one thread: the same floats in a serial run and in each pool worker
         self.model_dir = Path(model)
-        self.device = _device(device)
+        self.device_asked = _device(device)  # what the description names: the same in every worker
+        self.device = spread_device(self.device_asked)  # plain "cuda": this worker's GPU, cuda:(worker mod GPUs)
         self.policy, self.config = load_policy(self.model_dir, self.device)
         horizon = int(self.config["horizon"])
         if not isinstance(replan, int) or isinstance(replan, bool) or not 1 <= replan <= horizon:
@@ -159,7 +162,7 @@ class BCAgent:
             "language": self.config.get("language"),
             "weights_sha256": self.weights_sha256,
             "replan": self.replan,
-            **({"device": self.device} if self.device != "cpu" else {}),
+            **({"device": self.device_asked} if self.device_asked != "cpu" else {}),
             "horizon": self.config.get("horizon"),
             "trained_epochs": train.get("epochs_done"),
             "final_train_l1": train.get("final_train_l1"),

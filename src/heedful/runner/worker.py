@@ -17,6 +17,7 @@ from typing import Any
 
 from heedful.agents.registry import AGENTS, agent_class, import_first_from, make_agent, user_dirs
 from heedful.capabilities import Capabilities, capabilities
+from heedful.devices import set_worker_index
 from heedful.errors import HeedfulError, RunError
 from heedful.protocols import Agent
 from heedful.requirements import check_requirements
@@ -112,6 +113,7 @@ def init_worker(setup: dict[str, Any], worker: WorkerCounter | int = 0) -> None:
     index = worker.take() if isinstance(worker, WorkerCounter) else worker
     try:
         use_egl_device(setup.get("egl_devices") or (), index)  # before anything renders in this process
+        set_worker_index(index)  # before the agent is built: a policy on plain "cuda" takes cuda:(index mod GPUs)
         spec = RunSpec.model_validate_json(setup["spec"])
         for module, directory in dict(setup.get("user_dirs") or {}).items():
             import_first_from([directory], module)
