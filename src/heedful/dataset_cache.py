@@ -1,7 +1,7 @@
 """The on-disk cache of generated default datasets: one directory per (suite version, seed, config).
 
-A run, replay or task listing without `--dataset` used to regenerate the suite's dataset every time (the
-household world takes about 50 s on two cores). Now the first one generates it and writes it as
+A run, replay or task listing without `--dataset` used to regenerate the suite's dataset every time (minutes, for
+the largest). Now the first one generates it and writes it as
 `heedful generate` would (`episodes.jsonl` + `dataset.json` with the content hash) under the cache root;
 later ones load it, checking the content hash. An entry is served only when it is the one asked for: its
 summary's seed and config and its index's (sealed) suite version, seed, config and content hash must be the
@@ -110,7 +110,7 @@ def cached_dataset(
             )
     into = f" into the cache {where}, once" if where is not None else " (the cache is off: every time)"
     print(
-        f"heedful: generating the default {suite.name} dataset (seed {seed}){into}; {_how_long(suite.name)}",
+        f"heedful: generating the default {suite.name} dataset (seed {seed}){into}; {_how_long(suite)}",
         file=sys.stderr,
         flush=True,
     )
@@ -125,14 +125,11 @@ def cached_dataset(
     return episodes, None if where is None else _store(suite, episodes, where, identity, config)
 
 
-GENERATION_CPU_S = {"decisions": 2.2, "tabletop": 1.6, "household": 50.0}
-"""CPU seconds a default dataset takes to generate (decisions and tabletop measured with time.process_time on the
-development machine, 2026-12-04; household: about 50 s on two idle cores). A busy machine takes longer: the
-household one took 4.4 minutes on a loaded 2-core machine."""
+def _how_long(suite: Suite) -> str:
+    """How long generation takes: the suite's own estimate (`Episodes.generation_cpu_s`) at this machine's load."""
+    from heedful.suites.declared import DeclaredSuite
 
-
-def _how_long(suite: str) -> str:
-    cpu_s = GENERATION_CPU_S.get(suite)
+    cpu_s = suite.episodes.generation_cpu_s if isinstance(suite, DeclaredSuite) else None
     if cpu_s is None:
         return "the progress bar shows how far it is"
     try:
@@ -179,7 +176,7 @@ def generator_sources(suite: Suite) -> list[Path]:
     """The source files whose code can change what `suite.generate` makes: the modules of the folders that hold
     the suite's classes (the suite's package, with everything it imports from there), its simulator package
     `heedful/sims/<name>/` and heedful's seeding. Broader than the generator alone on purpose: an unneeded
-    regeneration costs seconds (the household world about a minute), a stale dataset costs a wrong result."""
+    regeneration costs seconds to minutes, a stale dataset costs a wrong result."""
     from heedful.suites.declared import DeclaredSuite
 
     folders: set[Path] = set()

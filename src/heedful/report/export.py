@@ -19,10 +19,10 @@ from heedful.report.export_schema import (
     EXPORT_SCHEMA_VERSION,
     OTHER_KEY,
     OTHER_SCORE,
-    ColumnType,
     column_type,
     typed_rows,
 )
+from heedful.suites.parts import ColumnType
 
 NESTED = {
     "gold",
@@ -87,7 +87,12 @@ def _dataset_rows(path: Path) -> list[dict[str, Any]]:
     from heedful.suites.registry import get_suite
 
     summary = json.loads((path / "dataset.json").read_text(encoding="utf-8"))
-    suite = get_suite(str(summary.get("suite", "decisions")))
+    if not isinstance(summary, dict) or not isinstance(summary.get("suite"), str):
+        raise DatasetError(
+            f"{path / 'dataset.json'} names no suite: write it with `heedful generate SUITE` (which records it), or "
+            'add "suite": "<name>" to it'
+        )
+    suite = get_suite(summary["suite"])
     return [json.loads(ep.model_dump_json()) for ep in suite.load_dataset(path)]
 
 

@@ -15,12 +15,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any
+
+from heedful.suites.parts import ColumnType  # declared with the suites: each suite's view types its own columns
 
 EXPORT_SCHEMA_VERSION = "heedful-export/2"
 
-ColumnType = Literal["string", "integer", "number", "boolean", "json"]
-"""`json`: a JSON value written as JSON text (a string column)."""
 
 COMMON: dict[str, ColumnType] = {
     "export_schema": "string",
@@ -45,55 +45,23 @@ COMMON: dict[str, ColumnType] = {
 REQUIRED = ("export_schema", "episode_id", "index", "status")
 """Columns that are never null."""
 
-SUITE_COLUMNS: dict[str, dict[str, ColumnType]] = {
-    "decisions": {
-        "family_id": "string",
-        "anchor_id": "string",
-        "anchor_kind": "string",
-        "role": "string",
-        "category": "string",
-        "subtype": "string",
-        "decision_type": "string",
-        "split": "string",
-        "visual": "boolean",
-    },
-    "household": {
-        "house_id": "string",
-        "split": "string",
-        "phase": "string",
-        "houses": "string",
-        "task_type": "string",
-        "ambiguous": "boolean",  # null for pnp tasks, which are neither clear nor ambiguous
-        "goal_kind": "string",
-        "success": "number",
-        "spl": "number",
-        "steps": "number",
-        "oracle_steps": "number",
-        "followed_steps": "number",
-    },
-    "tabletop": {
-        "task": "string",
-        "scene": "string",
-        "level": "string",
-        "config": "string",
-        "base_config": "string",
-        "action": "string",
-        "branch": "string",
-        "trial": "integer",
-        "trial_seed": "integer",
-        "intent": "number",
-        "execution": "number",
-        "complete": "number",
-        "intent_full": "number",
-        "execution_full": "number",
-        "acting_steps": "number",
-    },
-}
-"""Each suite's grouping keys (from `Record.keys`) and per-episode scores (from `Record.scores`) as columns."""
 
-SUITE_PATTERNS: dict[str, dict[str, ColumnType]] = {
-    "tabletop": {r"^[a-z0-9_]+_(intent|execution)$": "number"},  # one pair per stage of the task's scoring
-}
+def _declared(suite: str) -> tuple[Mapping[str, ColumnType], Mapping[str, ColumnType]]:
+    """(columns, patterns) the suite's view declares (`View.export_columns`, `export_patterns`); none for a suite that
+    is not registered or not declared."""
+    from heedful.errors import UnknownNameError
+    from heedful.suites.declared import DeclaredSuite
+    from heedful.suites.registry import get_suite
+
+    try:
+        found = get_suite(suite)
+    except UnknownNameError:
+        return {}, {}
+    if not isinstance(found, DeclaredSuite):
+        return {}, {}
+    return found.view.export_columns, found.view.export_patterns
+
+
 OTHER_KEY: ColumnType = "string"
 """A grouping key a suite did not declare (a third-party suite): its string."""
 OTHER_SCORE: ColumnType = "number"
@@ -103,10 +71,10 @@ def column_type(suite: str, column: str) -> ColumnType | None:
     """The declared type of `column` in `suite`'s export, or None when neither declared nor matched by a pattern."""
     if column in COMMON:
         return COMMON[column]
-    declared = SUITE_COLUMNS.get(suite, {})
+    declared, patterns = _declared(suite)
     if column in declared:
         return declared[column]
-    for pattern, kind in SUITE_PATTERNS.get(suite, {}).items():
+    for pattern, kind in patterns.items():
         if re.match(pattern, column):
             return kind
     return None
@@ -152,7 +120,8 @@ def json_schema(suite: str) -> dict[str, Any]:
             entry["contentMediaType"] = "application/json"
         return entry
 
-    columns = {**COMMON, **SUITE_COLUMNS.get(suite, {})}
+    declared, patterns = _declared(suite)
+    columns = {**COMMON, **declared}
     schema: dict[str, Any] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": f"one row of `heedful export` of a {suite} run",
@@ -163,7 +132,6 @@ def json_schema(suite: str) -> dict[str, Any]:
         "required": list(REQUIRED),
     }
     schema["properties"]["export_schema"]["const"] = EXPORT_SCHEMA_VERSION
-    patterns = SUITE_PATTERNS.get(suite, {})
     if patterns:
         schema["patternProperties"] = {p: prop(p, k) for p, k in patterns.items()}
     schema["additionalProperties"] = {"type": ["string", "number", "null"]}

@@ -40,6 +40,8 @@ D = TypeVar("D", bound=EpisodeModel)
 E = TypeVar("E", bound=EpisodeModel)
 """What a run rolls out: a dataset line, or an episode built from one (a tabletop trial of a task)."""
 
+ColumnType = Literal["string", "integer", "number", "boolean", "json"]
+"""The JSON type of a column of a run's export (heedful.report.export_schema); `json`: a value written as JSON text."""
 Progress = Callable[[int, int], object]
 """`progress(done, total)`: `heedful generate` passes its progress bar."""
 RunOptionValues = dict[str, Any]
@@ -94,6 +96,8 @@ class Episodes(Generic[D]):
     """The JSON Schema of a line as text; None: the model's schema."""
     content_hash: Callable[[Sequence[BaseModel]], str] | None = None
     """The dataset's content hash, of dataset lines or of a run's episodes; None: every line's bytes."""
+    generation_cpu_s: float | None = None
+    """CPU seconds the default dataset takes to generate on an idle core, for the message while it does."""
 
 
 @dataclass(frozen=True)
@@ -187,3 +191,8 @@ class View(Generic[D]):
     """The terminal report (rows, title); None: the generic metric table."""
     comparison_text: Callable[[Sequence[ComparisonRow], str], str] | None = None
     """The terminal comparison (rows, title); None: the generic comparison table."""
+    export_columns: Mapping[str, ColumnType] = field(default_factory=dict)
+    """The types of the suite's grouping keys (`Record.keys`) and per-episode scores (`Record.scores`) as columns of
+    `heedful export`; a key it does not name is a string column, a score a number column."""
+    export_patterns: Mapping[str, ColumnType] = field(default_factory=dict)
+    """Regular expressions of further columns and their types (tabletop: one intent / execution pair per stage)."""

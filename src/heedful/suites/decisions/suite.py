@@ -233,6 +233,7 @@ SUITE: DeclaredSuite[DecisionEpisode, DecisionEpisode] = DeclaredSuite(
         images=Images(attach_images),
         schema_text=dataset.schema_text,
         content_hash=content_hash,
+        generation_cpu_s=2.2,  # time.process_time, development machine, 2026-12-04
     ),
     options=Options(
         DecisionsRunOptions,
@@ -258,6 +259,17 @@ SUITE: DeclaredSuite[DecisionEpisode, DecisionEpisode] = DeclaredSuite(
         figure=FIGURE,
         glossary=GLOSSARY,
         task_columns=("split", "category", "role"),
+        export_columns={
+            "family_id": "string",
+            "anchor_id": "string",
+            "anchor_kind": "string",
+            "role": "string",
+            "category": "string",
+            "subtype": "string",
+            "decision_type": "string",
+            "split": "string",
+            "visual": "boolean",
+        },
         describe=describe,
         observation=observation,
     ),

@@ -219,6 +219,7 @@ SUITE: DeclaredSuite[TabletopTask, TabletopTrial] = DeclaredSuite(
         summarize=dataset.summarize,
         training=training,
         content_hash=dataset_hash,
+        generation_cpu_s=1.6,  # time.process_time, development machine, 2026-12-04
     ),
     options=Options(TabletopRunOptions, precheck=precheck, check=check, requirements=requirements),
     rollout=Rollout(
