@@ -39,7 +39,7 @@ def old_harness(agent: Any, episodes: list[Any]) -> list[Record]:
     """The harness before issue 39: the dataset's ids, in dataset order, to one agent object."""
     records = []
     for i, ep in enumerate(episodes):
-        observation = dataclasses.replace(build_observation(ep, seed=i, mask=False), episode_id=ep.episode_id)
+        observation = dataclasses.replace(build_observation(ep, run_seed=i, mask=False), episode_id=ep.episode_id)
         decision = json.loads(agent.decide(observation).text)["decision"]
         correct = decision == ep.gold
         records.append(

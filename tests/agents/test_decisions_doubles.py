@@ -3,8 +3,7 @@ and the flag that catches each (benchmarks/decisions_harness_doubles.py measures
 
 from __future__ import annotations
 
-import dataclasses
-import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,6 @@ import pytest
 from heedful.agents.decisions_doubles import DeclaredPrivilegedReader, FamilyMemory, IdInverter, PrivilegedReader
 from heedful.api import evaluate, report_text
 from heedful.conformance import ConformanceError, check_agent
-from heedful.records import Record, Status
 from heedful.report.flags import PRIVILEGED_FLAG
 from heedful.runner import load_run
 from heedful.runner.episode import episode_context
@@ -22,6 +20,10 @@ from heedful.suites.base import RolloutContext
 from heedful.suites.decisions.metrics import decision_metrics
 from heedful.suites.decisions.observation import build_observation
 from heedful.suites.decisions.suite import SUITE
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+
+from decisions_harness_doubles import old_harness
 
 DOUBLES = "heedful.agents.decisions_doubles"
 
@@ -57,39 +59,14 @@ def _family_success(records) -> float:  # type: ignore[no-untyped-def]
     return next(r.value for r in rows if r.metric == "family_success" and r.group == "all")
 
 
-def _old_harness(agent, episodes):  # type: ignore[no-untyped-def]
-    """What the harness did before: the dataset's ids, in the dataset's order, to one agent object."""
-    records = []
-    for i, ep in enumerate(episodes):
-        observation = dataclasses.replace(build_observation(ep, run_seed=i, mask=False), episode_id=ep.episode_id)
-        decision = _decision(agent.decide(observation))
-        correct = decision == ep.gold
-        records.append(
-            Record(
-                episode_id=ep.episode_id,
-                index=i,
-                keys=ep.keys(),
-                gold=ep.gold,
-                status=Status.OK,
-                prediction=decision,
-                correct=correct,
-            )
-        )
-    return records
-
-
-def _decision(reply):  # type: ignore[no-untyped-def]
-    return json.loads(reply.text)["decision"]
-
-
 @pytest.fixture(scope="module")
 def test_families(default_episodes):  # type: ignore[no-untyped-def]
     return [ep for ep in default_episodes if ep.split == "test"][:240]  # 60 whole families, in dataset order
 
 
 def test_family_memory_gamed_the_old_harness_and_cannot_see_families_now(test_families) -> None:  # type: ignore[no-untyped-def]
-    plain = _family_success(_old_harness(FamilyMemory(inner="lexical").inner, test_families))
-    gamed = _family_success(_old_harness(FamilyMemory(inner="lexical"), test_families))
+    plain = _family_success(old_harness(FamilyMemory(inner="lexical").inner, test_families))
+    gamed = _family_success(old_harness(FamilyMemory(inner="lexical"), test_families))
     assert gamed > plain  # the exploit the issue showed: memory within a family lifts family success
     # now the observation names no family or role: the wrapper can only guess from adjacency
     for i, ep in enumerate(test_families):
