@@ -95,11 +95,7 @@ class DeclaredSuite(Generic[D, E]):
         counts = self.episodes.summarize(lines) if self.episodes.summarize else {"instances": len(lines)}
         extra = self.episodes.dataset_meta(lines) if self.episodes.dataset_meta else {}
         meta = {"suite": self.name, "version": self.version, **meta, **extra}  # run refuses another suite's dataset
-        models: list[BaseModel] = []
-        for line in lines:
-            if not isinstance(line, BaseModel):
-                raise ConfigError(f"suite {self.name}'s episodes must be pydantic models (its files are JSON lines)")
-            models.append(line)
+        models = self._pydantic(lines)
         return write_dataset(models, Path(out), dataset_format=self.episodes.dataset_format, meta=meta, counts=counts)
 
     def episode_schema(self) -> str:
@@ -116,10 +112,16 @@ class DeclaredSuite(Generic[D, E]):
 
         if isinstance(episodes, LazyEpisodes):
             return episodes.content_hash  # checked against its file when loaded: nothing is parsed
-        models = [ep for ep in episodes if isinstance(ep, BaseModel)]
-        if len(models) != len(episodes):
-            raise ConfigError(f"suite {self.name} hashes pydantic episodes only")
-        return (self.episodes.content_hash or content_hash)(models)
+        return (self.episodes.content_hash or content_hash)(self._pydantic(episodes))
+
+    def _pydantic(self, episodes: Sequence[Episode]) -> list[BaseModel]:
+        """The episodes as the pydantic models the dataset files and hashes are made of (their JSON lines)."""
+        models: list[BaseModel] = []
+        for episode in episodes:
+            if not isinstance(episode, BaseModel):
+                raise ConfigError(f"suite {self.name}'s episodes must be pydantic models (its files are JSON lines)")
+            models.append(episode)
+        return models
 
     def training_episodes(self, episodes: Sequence[Episode]) -> Sequence[D]:
         lines = self._lines_of(episodes)
